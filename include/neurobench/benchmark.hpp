@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <neurobench/data/dataloader.hpp>
+#include <neurobench/metrics/metric.hpp>
+#include <neurobench/processors/processors.hpp>
+
+namespace neurobench {
+
+/// The metrics of a benchmark: static ones (model only) and workload ones (model, preds, data).
+struct MetricSet {
+  std::vector<std::unique_ptr<StaticMetric>> static_metrics;
+  std::vector<std::unique_ptr<WorkloadMetric>> workload_metrics;
+
+  /// Makes the metrics named, from the registries. Throws UsageError for an unknown name or
+  /// a name given twice.
+  [[nodiscard]] static MetricSet from_names(const std::vector<std::string>& static_names,
+                                            const std::vector<std::string>& workload_names);
+};
+
+/// How a run behaves.
+struct RunOptions {
+  bool quiet = false;    ///< No progress bar on stderr.
+  bool verbose = false;  ///< Print each batch's workload results to stderr.
+};
+
+/// One metric that failed: its name and the cause.
+struct MetricFailure {
+  std::string metric;   ///< Metric name.
+  std::string message;  ///< What went wrong.
+};
+
+/// The outcome of a run.
+struct Results {
+  /// Metric name -> value, in the order the metrics were given (static, then workload);
+  /// a failed metric's value is null.
+  Json values = Json::object();
+  std::vector<MetricFailure> failures;  ///< Metrics that failed (the others completed).
+  std::vector<std::string> warnings;    ///< Things the user should know (layers not found).
+  int64_t samples = 0;                  ///< Samples seen.
+  std::size_t batches = 0;              ///< Batches run.
+
+  /// True when no metric failed.
+  [[nodiscard]] bool ok() const { return failures.empty(); }
+};
+
+/// Runs a model over a data set and computes static and workload metrics, the way NeuroBench's
+/// `Benchmark.run` does: static metrics on the model as loaded; then per batch: pre-process,
+/// infer, post-process, workload metrics; plain workload metrics are combined as
+/// `sum(value_b * batch_size_b) / dataset_size`, accumulated ones report `compute()`.
+///
+/// ```cpp
+/// auto model = std::make_shared<neurobench::TorchScriptModel>("net.pt");
+/// auto data = std::make_shared<neurobench::TensorDataset>(
+///     neurobench::TensorDataset::from_npz("test.npz"));
+/// neurobench::Benchmark bench(model, neurobench::DataLoader(data, {.batch_size = 64}), {}, {},
+///     neurobench::MetricSet::from_names({"Footprint"}, {"ClassificationAccuracy"}));
+/// neurobench::Results r = bench.run();
+/// ```
+class Benchmark {
+ public:
+  /// `layers` chooses the activation and connection layer classes (defaults: the spec's).
+  Benchmark(std::shared_ptr<NeuroBenchModel> model, DataLoader loader,
+            std::vector<std::unique_ptr<PreProcessor>> pre,
+            std::vector<std::unique_ptr<PostProcessor>> post, MetricSet metrics,
+            LayerSetup layers = default_layers());
+  ~Benchmark();
+  Benchmark(Benchmark&&) noexcept;
+  Benchmark& operator=(Benchmark&&) noexcept;
+
+  /// Runs the benchmark. Throws InputError for bad data or a model that fails on it (no
+  /// results then); a metric that fails is recorded in `Results::failures` and the others
+  /// still complete.
+  [[nodiscard]] Results run(const RunOptions& options = {});
+
+  /// The activation and connection layer classes of the spec.
+  [[nodiscard]] static LayerSetup default_layers();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace neurobench

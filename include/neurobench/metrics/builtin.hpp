@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <neurobench/metrics/metric.hpp>
+
+/// The built-in metrics, exactly as ../shared/spec/NEUROBENCH.md defines them. They are
+/// registered by the registry accessors; these declarations let C++ code use them directly.
+namespace neurobench::metrics {
+
+/// Default activation layer classes: ReLU, Sigmoid and snnTorch's spiking neurons.
+[[nodiscard]] const std::vector<std::string>& default_activation_types();
+/// Default connection layer classes: Linear, Conv1d/2d/3d, RNN/LSTM/GRU cells and layers.
+[[nodiscard]] const std::vector<std::string>& default_connection_types();
+/// snnTorch's spiking neuron classes (Leaky, Synaptic, Lapicque, Alpha, RLeaky, RSynaptic).
+[[nodiscard]] const std::vector<std::string>& spiking_neuron_types();
+
+/// Bytes of all parameters plus all buffers (numel x element size).
+class Footprint final : public StaticMetric {
+ public:
+  [[nodiscard]] Json compute(const NeuroBenchModel& model, const LayerSetup& layers) const override;
+};
+
+/// Number of parameter elements.
+class ParameterCount final : public StaticMetric {
+ public:
+  [[nodiscard]] Json compute(const NeuroBenchModel& model, const LayerSetup& layers) const override;
+};
+
+/// Zeros over elements of the connection layers' weights, rounded to 4 decimals (Linear and
+/// Conv: `weight`; recurrent cells and layers: every `weight_*` and `bias_*`).
+class ConnectionSparsity final : public StaticMetric {
+ public:
+  [[nodiscard]] Json compute(const NeuroBenchModel& model, const LayerSetup& layers) const override;
+};
+
+/// Mean of `preds == targets` (float32); shapes must match.
+class ClassificationAccuracy final : public WorkloadMetric {
+ public:
+  [[nodiscard]] Json operator()(const WorkloadInput& input) override;
+};
+
+/// Mean of `(preds - targets)^2` (float32).
+class MSE final : public WorkloadMetric {
+ public:
+  [[nodiscard]] Json operator()(const WorkloadInput& input) override;
+};
+
+/// `200 * mean(|p - t| / (|p| + |t|))` (float32); a NaN batch mean becomes 200.
+class SMAPE final : public WorkloadMetric {
+ public:
+  [[nodiscard]] Json operator()(const WorkloadInput& input) override;
+};
+
+/// Coefficient of determination for 2-column targets: per column `1 - SSE / (N * var)` over
+/// the whole run (population variance), averaged over the two columns.
+class R2 final : public AccumulatedMetric {
+ public:
+  void reset() override;
+  void update(const WorkloadInput& input) override;
+  [[nodiscard]] Json compute() const override;
+
+ private:
+  std::vector<torch::Tensor> preds_;
+  std::vector<torch::Tensor> targets_;
+};
+
+/// Fraction of zeros among all activation layer outputs of the batch.
+class ActivationSparsity final : public WorkloadMetric {
+ public:
+  [[nodiscard]] Json operator()(const WorkloadInput& input) override;
+  [[nodiscard]] LayerEvents observes() const override { return LayerEvents::kActivations; }
+  void begin_batch() override;
+  void on_activation(const ActivationCall& call) override;
+
+ private:
+  int64_t elements_ = 0;
+  int64_t nonzeros_ = 0;
+};
+
+/// Activation sparsity per layer over the whole run, keyed by dotted layer path.
+class ActivationSparsityByLayer final : public AccumulatedMetric {
+ public:
+  void reset() override;
+  void update(const WorkloadInput& input) override;
+  [[nodiscard]] Json compute() const override;
+  [[nodiscard]] LayerEvents observes() const override { return LayerEvents::kActivations; }
+  void on_activation(const ActivationCall& call) override;
+
+ private:
+  struct Counts {
+    int64_t elements = 0;
+    int64_t nonzeros = 0;
+  };
+  std::vector<std::string> order_;
+  std::map<std::string, Counts, std::less<>> layers_;
+};
+
+/// Synaptic operations per sample: effective MACs (real-valued inputs), effective ACs
+/// (spiking inputs) and the dense count, in closed form (see docs/metrics.md).
+class SynapticOperations final : public AccumulatedMetric {
+ public:
+  SynapticOperations();
+  ~SynapticOperations() override;
+  void reset() override;
+  void update(const WorkloadInput& input) override;
+  [[nodiscard]] Json compute() const override;
+  [[nodiscard]] LayerEvents observes() const override { return LayerEvents::kConnections; }
+  void on_connection(const ConnectionCall& call) override;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+/// Membrane potential updates of spiking layers per sample.
+class MembraneUpdates final : public AccumulatedMetric {
+ public:
+  void reset() override;
+  void update(const WorkloadInput& input) override;
+  [[nodiscard]] Json compute() const override;
+  [[nodiscard]] LayerEvents observes() const override { return LayerEvents::kActivations; }
+  void begin_batch() override;
+  void on_activation(const ActivationCall& call) override;
+
+ private:
+  std::map<std::string, int64_t, std::less<>> calls_in_batch_;
+  int64_t updates_ = 0;
+  int64_t samples_ = 0;
+};
+
+/// Neuron operations per sample: membrane updates weighed by the neuron model's cost per
+/// update, and the dense count.
+class NeuronOperations final : public AccumulatedMetric {
+ public:
+  void reset() override;
+  void update(const WorkloadInput& input) override;
+  [[nodiscard]] Json compute() const override;
+  [[nodiscard]] LayerEvents observes() const override { return LayerEvents::kActivations; }
+  void begin_batch() override;
+  void on_activation(const ActivationCall& call) override;
+
+ private:
+  std::map<std::string, int64_t, std::less<>> calls_in_batch_;
+  double effective_ = 0;
+  double dense_ = 0;
+  int64_t samples_ = 0;
+};
+
+/// The cost of one membrane update of a spiking neuron class with the given reset mechanism
+/// (`subtract` or `zero`); throws MetricError for an unknown class.
+[[nodiscard]] int neuron_update_cost(std::string_view type_name, std::string_view reset);
+
+}  // namespace neurobench::metrics

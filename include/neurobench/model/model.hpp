@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <torch/script.h>
+
+#include <neurobench/model/hooks.hpp>
+
+namespace neurobench {
+
+/// A model under benchmark: runs batches and describes its modules, parameters and buffers.
+///
+/// Hook support is optional: the default hook functions throw UsageError, and metrics that
+/// need hooks report that error under their own name.
+class NeuroBenchModel {
+ public:
+  virtual ~NeuroBenchModel() = default;
+
+  /// Runs inference on one batch `(batch, timesteps, features...)` and returns the
+  /// predictions (whatever shape the model gives; post-processors may reshape them).
+  [[nodiscard]] virtual torch::Tensor forward(const torch::Tensor& batch) = 0;
+
+  /// Every module once, root first, in `named_modules()` order.
+  [[nodiscard]] virtual std::vector<ModuleInfo> modules() const = 0;
+
+  /// Every parameter with its dotted name (all modules' parameters, in module order).
+  [[nodiscard]] std::vector<NamedTensor> parameters() const;
+  /// Every buffer with its dotted name (all modules' buffers, in module order).
+  [[nodiscard]] std::vector<NamedTensor> buffers() const;
+
+  /// Where the model came from (a file path or a short description), for messages.
+  [[nodiscard]] virtual std::string describe() const = 0;
+
+  /// Called by Benchmark before each batch; step-wise models reset their state here.
+  virtual void begin_batch() {}
+
+  /// Registers `hook` to run before `forward` of every selected module.
+  /// Throws UsageError when the model does not support hooks.
+  virtual HookHandle register_forward_pre_hook(const ModuleSelector& where, ModuleHook hook);
+  /// Registers `hook` to run after `forward` of every selected module (sees the output).
+  virtual HookHandle register_forward_hook(const ModuleSelector& where, ModuleHook hook);
+  /// Registers `hook` on every call site of the selected operators.
+  virtual HookHandle register_operator_hook(const OperatorSelector& where, OperatorHook hook);
+  /// Removes a hook; unknown handles are ignored.
+  virtual void remove_hook(HookHandle handle);
+  /// True when the model's submodule calls were inlined (a `torch.jit.freeze`d model): module
+  /// hooks then find nothing and operator hooks must be used.
+  [[nodiscard]] virtual bool is_inlined() const { return false; }
+};
+
+/// Options for loading a TorchScript model.
+struct TorchScriptOptions {
+  bool stepwise = false;  ///< Feed `data[:, t]` one timestep at a time (spiking networks).
+};
+
+/// A TorchScript module (saved by `torch.jit.script` or `torch.jit.trace`) run in eval
+/// mode under inference mode, with forward hooks built by instrumenting its graphs.
+///
+/// ```cpp
+/// neurobench::TorchScriptModel model("net.pt");
+/// auto preds = model.forward(batch);
+/// ```
+///
+/// Step-wise mode (the reference's `SNNTorchModel`): before each batch the network's state is
+/// reset (its `reset()` method when it has one, otherwise every spiking neuron's `mem` set to
+/// zeros); then the module is called on `data[:, t]` for every timestep `t`; a `(spikes, mem)`
+/// result or a plain tensor is accepted, and the spikes are stacked along dimension 1.
+class TorchScriptModel final : public NeuroBenchModel {
+ public:
+  /// Loads `path`. Throws InputError naming the file when it is missing or not TorchScript.
+  explicit TorchScriptModel(const std::filesystem::path& path, TorchScriptOptions options = {});
+  /// Wraps an already loaded module (used as is: not copied).
+  explicit TorchScriptModel(torch::jit::Module module, TorchScriptOptions options = {},
+                            std::string description = "TorchScript module");
+  ~TorchScriptModel() override;
+  TorchScriptModel(TorchScriptModel&&) noexcept;
+  TorchScriptModel& operator=(TorchScriptModel&&) noexcept;
+  TorchScriptModel(const TorchScriptModel&) = delete;
+  TorchScriptModel& operator=(const TorchScriptModel&) = delete;
+
+  [[nodiscard]] torch::Tensor forward(const torch::Tensor& batch) override;
+  [[nodiscard]] std::vector<ModuleInfo> modules() const override;
+  [[nodiscard]] std::string describe() const override;
+  void begin_batch() override;
+
+  HookHandle register_forward_pre_hook(const ModuleSelector& where, ModuleHook hook) override;
+  HookHandle register_forward_hook(const ModuleSelector& where, ModuleHook hook) override;
+  HookHandle register_operator_hook(const OperatorSelector& where, OperatorHook hook) override;
+  void remove_hook(HookHandle handle) override;
+  [[nodiscard]] bool is_inlined() const override;
+
+  /// The module as loaded (never instrumented).
+  [[nodiscard]] const torch::jit::Module& module() const;
+  /// The options given at construction.
+  [[nodiscard]] const TorchScriptOptions& options() const;
+  /// Number of hooks currently registered.
+  [[nodiscard]] std::size_t hook_count() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// The class name of a TorchScript type name with its `__torch__.` prefix, module path and
+/// `___torch_mangle_N` parts removed: `__torch__.a.___torch_mangle_3.Linear` gives `Linear`.
+[[nodiscard]] std::string demangled_type_name(const std::string& qualified);
+/// The qualified name without `__torch__.` and mangling: `a.Linear`.
+[[nodiscard]] std::string demangled_qualified_name(const std::string& qualified);
+
+}  // namespace neurobench

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/script.h>
+
+#include <neurobench/data/dataset.hpp>
+#include <neurobench/registry.hpp>
+
+namespace neurobench {
+
+/// Transforms a batch before inference: (data, targets) -> (data, targets).
+class PreProcessor {
+ public:
+  virtual ~PreProcessor() = default;
+  /// Returns the transformed batch; must not modify `batch`'s tensors in place.
+  [[nodiscard]] virtual Batch operator()(const Batch& batch) = 0;
+};
+
+/// Transforms the model's predictions before the workload metrics see them.
+class PostProcessor {
+ public:
+  virtual ~PostProcessor() = default;
+  /// Returns the transformed predictions; must not modify `preds` in place.
+  [[nodiscard]] virtual torch::Tensor operator()(const torch::Tensor& preds) = 0;
+};
+
+/// Wraps a callable as a PreProcessor.
+[[nodiscard]] std::unique_ptr<PreProcessor> make_pre_processor(std::function<Batch(const Batch&)> f);
+/// Wraps a callable as a PostProcessor.
+[[nodiscard]] std::unique_ptr<PostProcessor> make_post_processor(
+    std::function<torch::Tensor(const torch::Tensor&)> f);
+
+/// The registry of pre-processors (built-ins included), for lookup by name.
+[[nodiscard]] Registry<PreProcessor>& pre_processors();
+/// The registry of post-processors (built-ins included), for lookup by name.
+[[nodiscard]] Registry<PostProcessor>& post_processors();
+
+namespace processors {
+
+/// Spike counts to class: sums `(batch, timesteps, classes)` over timesteps and returns the
+/// index of the largest count per sample, shape `(batch)`. Throws InputError for fewer than
+/// 3 dimensions.
+class ChooseMaxCount final : public PostProcessor {
+ public:
+  [[nodiscard]] torch::Tensor operator()(const torch::Tensor& preds) override;
+};
+
+/// Sums `(batch, timesteps, ...)` over the timesteps, giving `(batch, ...)`. Throws
+/// InputError for fewer than 2 dimensions.
+class Aggregate final : public PostProcessor {
+ public:
+  [[nodiscard]] torch::Tensor operator()(const torch::Tensor& preds) override;
+};
+
+}  // namespace processors
+}  // namespace neurobench

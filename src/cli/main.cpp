@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+// The `neurobench` command: `run` a benchmark, `list` the plugins.
+#include <iostream>
+#include <string>
+
+#include <c10/util/Exception.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <neurobench/environment.hpp>
+#include <neurobench/errors.hpp>
+
+#include "cli/commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"neurobench: benchmark neural networks (spiking and conventional) the way "
+               "NeuroBench does, from TorchScript models",
+               "neurobench"};
+  app.set_version_flag("--version", std::string(neurobench::version()));
+  app.require_subcommand(1);
+  neurobench::cli::RunArgs run_args;
+  CLI::App* run = neurobench::cli::add_run_command(app, run_args);
+  CLI::App* list = app.add_subcommand("list", "List every registered metric and processor");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return neurobench::cli::kExitUsage;
+  }
+
+  try {
+    if (run->parsed()) return neurobench::cli::run_command(run_args);
+    if (list->parsed()) return neurobench::cli::list_command(std::cout);
+  } catch (const neurobench::InputError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return neurobench::cli::kExitUsage;
+  } catch (const neurobench::UsageError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return neurobench::cli::kExitUsage;
+  } catch (const c10::Error& e) {
+    std::cerr << "error: " << e.what_without_backtrace() << "\n";
+    return neurobench::cli::kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return neurobench::cli::kExitUsage;
+  }
+  return neurobench::cli::kExitUsage;
+}

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <iostream>
+#include <memory>
+
+#include <ATen/Parallel.h>
+#include <fmt/format.h>
+
+#include <neurobench/benchmark.hpp>
+#include <neurobench/data/dataset.hpp>
+#include <neurobench/environment.hpp>
+#include <neurobench/errors.hpp>
+#include <neurobench/metrics/builtin.hpp>
+#include <neurobench/model/model.hpp>
+#include <neurobench/reporters/results.hpp>
+
+#include "cli/commands.hpp"
+
+namespace neurobench::cli {
+
+CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
+  CLI::App* run = app.add_subcommand(
+      "run", "Run a benchmark: a TorchScript model over an .npz data set, with metrics");
+  run->add_option("--model", a.model, "TorchScript model file (.pt)")->required();
+  run->add_option("--data", a.data, ".npz file with arrays 'data' and 'targets'")->required();
+  run->add_option("--batch-size", a.batch_size, "samples per batch; the last may be smaller")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  run->add_option("--static", a.static_metrics, "static metrics, comma-separated")
+      ->delimiter(',');
+  run->add_option("--workload", a.workload_metrics, "workload metrics, comma-separated")
+      ->delimiter(',');
+  run->add_option("--pre", a.pre, "pre-processors, comma-separated, applied in order")
+      ->delimiter(',');
+  run->add_option("--post", a.post, "post-processors, comma-separated, applied in order")
+      ->delimiter(',');
+  run->add_flag("--stepwise", a.stepwise,
+                "feed data[:, t] one timestep at a time (spiking networks), stacking the spikes");
+  run->add_option("--activation-modules", a.activation_modules,
+                  "activation layer classes (default: ReLU, Sigmoid and snnTorch neurons)")
+      ->delimiter(',');
+  run->add_option("--connection-modules", a.connection_modules,
+                  "connection layer classes (default: Linear, Conv1d/2d/3d, RNN/LSTM/GRU cells "
+                  "and layers)")
+      ->delimiter(',');
+  run->add_option("--json", a.json_out, "write the results as JSON here");
+  run->add_option("--csv", a.csv_out, "write the results as CSV here");
+  run->add_option("--text", a.text_out, "write the results as 'key: value' lines here");
+  run->add_option("--shuffle-seed", a.shuffle_seed, "shuffle the samples with this seed");
+  run->add_option("--threads", a.threads, "intra-op threads for LibTorch")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  run->add_flag("--quiet,-q", a.quiet, "no progress bar");
+  run->add_flag("--verbose,-v", a.verbose, "print each batch's results to stderr");
+  return run;
+}
+
+namespace {
+// Checks every name before any work is done, so that bad usage fails fast.
+void check_names(const RunArgs& a) {
+  for (const auto& n : a.pre) (void)pre_processors().create(n);
+  for (const auto& n : a.post) (void)post_processors().create(n);
+  if (a.static_metrics.empty() && a.workload_metrics.empty()) {
+    throw UsageError("no metrics asked for: give --static and/or --workload (see 'neurobench "
+                     "list')");
+  }
+}
+}  // namespace
+
+int run_command(const RunArgs& a) {
+  check_names(a);
+  MetricSet metrics = MetricSet::from_names(a.static_metrics, a.workload_metrics);
+  // Output paths are checked before the run, so a long run is not lost to a typo.
+  for (const auto& out : {a.json_out, a.csv_out, a.text_out}) {
+    if (out.empty()) continue;
+    const std::filesystem::path p(out);
+    const auto dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+    if (!std::filesystem::is_directory(dir)) {
+      throw InputError(fmt::format("{}: cannot write: directory {} does not exist", out,
+                                   dir.string()));
+    }
+  }
+  at::set_num_threads(a.threads);
+
+  TorchScriptOptions model_options;
+  model_options.stepwise = a.stepwise;
+  auto model = std::make_shared<TorchScriptModel>(a.model, model_options);
+  auto dataset = std::make_shared<TensorDataset>(TensorDataset::from_npz(a.data));
+  LoaderOptions loader_options;
+  loader_options.batch_size = a.batch_size;
+  loader_options.shuffle_seed = a.shuffle_seed;
+
+  std::vector<std::unique_ptr<PreProcessor>> pre;
+  for (const auto& n : a.pre) pre.push_back(pre_processors().create(n));
+  std::vector<std::unique_ptr<PostProcessor>> post;
+  for (const auto& n : a.post) post.push_back(post_processors().create(n));
+
+  LayerSetup layers = Benchmark::default_layers();
+  if (!a.activation_modules.empty()) layers.activation_types = a.activation_modules;
+  if (!a.connection_modules.empty()) layers.connection_types = a.connection_modules;
+
+  Benchmark bench(model, DataLoader(dataset, loader_options), std::move(pre), std::move(post),
+                  std::move(metrics), layers);
+  RunOptions run_options;
+  run_options.quiet = a.quiet;
+  run_options.verbose = a.verbose;
+  const Results results = bench.run(run_options);
+
+  if (reference_blas_in_use()) {
+    std::cerr << "warning: LibTorch is using the reference BLAS (" << loaded_blas_library()
+              << "), 10-15x slower than OpenBLAS on Linear layers: install libopenblas0\n";
+  }
+  for (const auto& w : results.warnings) std::cerr << "warning: " << w << "\n";
+  for (const auto& f : results.failures) std::cerr << "error: metric " << f.message << "\n";
+
+  if (!a.json_out.empty()) save_results(results, a.json_out, Format::Json);
+  if (!a.csv_out.empty()) save_results(results, a.csv_out, Format::Csv);
+  if (!a.text_out.empty()) save_results(results, a.text_out, Format::Text);
+
+  std::cout << render_table(results);
+  std::cout.flush();
+  return results.ok() ? kExitOk : kExitMetricFailed;
+}
+
+}  // namespace neurobench::cli

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <neurobench/data/dataset.hpp>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include <fmt/format.h>
+
+#include <neurobench/data/dataloader.hpp>
+#include <neurobench/data/npz.hpp>
+#include <neurobench/errors.hpp>
+
+namespace neurobench {
+
+namespace {
+std::string shape_string(const torch::Tensor& t) {
+  return fmt::format("[{}]", fmt::join(t.sizes(), ", "));
+}
+}  // namespace
+
+Batch Dataset::slice(int64_t begin, int64_t end) const {
+  std::vector<int64_t> indices(static_cast<std::size_t>(std::max<int64_t>(end - begin, 0)));
+  std::iota(indices.begin(), indices.end(), begin);
+  return get(indices);
+}
+
+TensorDataset::TensorDataset(torch::Tensor data, torch::Tensor targets,
+                             std::map<std::string, torch::Tensor> extras, std::string name)
+    : data_(std::move(data)),
+      targets_(std::move(targets)),
+      extras_(std::move(extras)),
+      name_(std::move(name)) {
+  if (!data_.defined() || data_.dim() == 0) {
+    throw InputError(fmt::format("{}: 'data' must have a batch dimension, got shape {}", name_,
+                                 data_.defined() ? shape_string(data_) : "(undefined)"));
+  }
+  if (!targets_.defined() || targets_.dim() == 0) {
+    throw InputError(fmt::format("{}: 'targets' must have a batch dimension, got shape {}",
+                                 name_, targets_.defined() ? shape_string(targets_) : "(undefined)"));
+  }
+  if (data_.size(0) != targets_.size(0)) {
+    throw InputError(fmt::format("{}: 'data' has {} samples (shape {}) but 'targets' has {} "
+                                 "(shape {})",
+                                 name_, data_.size(0), shape_string(data_), targets_.size(0),
+                                 shape_string(targets_)));
+  }
+  for (const auto& [key, value] : extras_) {
+    if (!value.defined() || value.dim() == 0 || value.size(0) != data_.size(0)) {
+      throw InputError(fmt::format("{}: extra array '{}' has shape {}, expected {} samples "
+                                   "along its first dimension",
+                                   name_, key, value.defined() ? shape_string(value) : "()",
+                                   data_.size(0)));
+    }
+  }
+}
+
+TensorDataset TensorDataset::from_npz(const std::filesystem::path& path) {
+  auto arrays = load_npz(path);
+  torch::Tensor data, targets;
+  std::map<std::string, torch::Tensor> extras;
+  std::string names;
+  for (auto& [name, array] : arrays) {
+    names += (names.empty() ? "" : ", ") + name;
+    if (name == "data") {
+      data = array;
+    } else if (name == "targets") {
+      targets = array;
+    } else {
+      extras.emplace(name, array);
+    }
+  }
+  for (const char* needed : {"data", "targets"}) {
+    if ((needed == std::string("data") ? data : targets).defined()) continue;
+    throw InputError(fmt::format("{}: no array named '{}' (found: {})", path.string(), needed,
+                                 names.empty() ? "none" : names));
+  }
+  // Extras that do not share the batch dimension are metadata of the whole set: drop them
+  // from per-batch extras rather than fail.
+  for (auto it = extras.begin(); it != extras.end();) {
+    if (it->second.dim() == 0 || it->second.size(0) != data.size(0)) {
+      it = extras.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return TensorDataset(std::move(data), std::move(targets), std::move(extras), path.string());
+}
+
+int64_t TensorDataset::size() const { return data_.size(0); }
+
+Batch TensorDataset::get(const std::vector<int64_t>& indices) const {
+  for (const int64_t i : indices) {
+    if (i < 0 || i >= size()) {
+      throw UsageError(fmt::format("{}: sample index {} out of range [0, {})", name_, i, size()));
+    }
+  }
+  const auto index = torch::tensor(indices, torch::kLong);
+  Batch b;
+  b.data = data_.index_select(0, index);
+  b.targets = targets_.index_select(0, index);
+  for (const auto& [key, value] : extras_) b.extras.emplace(key, value.index_select(0, index));
+  return b;
+}
+
+Batch TensorDataset::slice(int64_t begin, int64_t end) const {
+  if (begin < 0 || end > size() || begin > end) {
+    throw UsageError(
+        fmt::format("{}: slice [{}, {}) out of range [0, {})", name_, begin, end, size()));
+  }
+  Batch b;
+  b.data = data_.slice(0, begin, end);
+  b.targets = targets_.slice(0, begin, end);
+  for (const auto& [key, value] : extras_) b.extras.emplace(key, value.slice(0, begin, end));
+  return b;
+}
+
+std::string TensorDataset::describe() const { return name_; }
+
+// ---------------------------------------------------------------------------------------------
+
+void LoaderOptions::validate() const {
+  if (batch_size <= 0) {
+    throw UsageError(fmt::format("batch_size must be positive, got {}", batch_size));
+  }
+}
+
+DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, LoaderOptions options)
+    : dataset_(std::move(dataset)), options_(options) {
+  if (!dataset_) throw UsageError("DataLoader: no dataset");
+  options_.validate();
+  if (dataset_->size() == 0) {
+    throw InputError(fmt::format("{}: the dataset is empty", dataset_->describe()));
+  }
+  if (options_.shuffle_seed) {
+    order_.resize(static_cast<std::size_t>(dataset_->size()));
+    std::iota(order_.begin(), order_.end(), 0);
+    std::mt19937_64 rng(*options_.shuffle_seed);
+    std::shuffle(order_.begin(), order_.end(), rng);
+  }
+}
+
+std::size_t DataLoader::num_batches() const {
+  const int64_t n = dataset_->size();
+  return static_cast<std::size_t>((n + options_.batch_size - 1) / options_.batch_size);
+}
+
+Batch DataLoader::batch(std::size_t index) const {
+  if (index >= num_batches()) {
+    throw UsageError(fmt::format("{}: batch {} out of range (there are {})", dataset_->describe(),
+                                 index, num_batches()));
+  }
+  const int64_t begin = static_cast<int64_t>(index) * options_.batch_size;
+  const int64_t end = std::min(begin + options_.batch_size, dataset_->size());
+  if (order_.empty()) return dataset_->slice(begin, end);
+  return dataset_->get(std::vector<int64_t>(order_.begin() + begin, order_.begin() + end));
+}
+
+}  // namespace neurobench

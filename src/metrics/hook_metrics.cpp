@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <fmt/format.h>
+
+#include <neurobench/errors.hpp>
+#include <neurobench/metrics/builtin.hpp>
+
+#include "metrics/counting.hpp"
+
+namespace neurobench::metrics {
+
+namespace {
+void require_layer(const char* metric, const ActivationCall& call) {
+  if (!call.layer_error.empty()) throw MetricError(fmt::format("{}: {}", metric, call.layer_error));
+}
+}  // namespace
+
+// spec: Workload metrics, ActivationSparsity (all activation layers and calls of the batch)
+void ActivationSparsity::begin_batch() {
+  elements_ = 0;
+  nonzeros_ = 0;
+}
+
+void ActivationSparsity::on_activation(const ActivationCall& call) {
+  elements_ += call.output.numel();
+  nonzeros_ += detail::count_nonzero(call.output);
+}
+
+Json ActivationSparsity::operator()(const WorkloadInput& /*input*/) {
+  if (elements_ == 0) return 0.0;
+  return static_cast<double>(elements_ - nonzeros_) / static_cast<double>(elements_);
+}
+
+// spec: Workload metrics, ActivationSparsityByLayer
+void ActivationSparsityByLayer::reset() {
+  order_.clear();
+  layers_.clear();
+}
+
+void ActivationSparsityByLayer::on_activation(const ActivationCall& call) {
+  auto it = layers_.find(call.layer);
+  if (it == layers_.end()) {
+    order_.emplace_back(call.layer);
+    it = layers_.emplace(std::string(call.layer), Counts{}).first;
+  }
+  it->second.elements += call.output.numel();
+  it->second.nonzeros += detail::count_nonzero(call.output);
+}
+
+void ActivationSparsityByLayer::update(const WorkloadInput& /*input*/) {}
+
+Json ActivationSparsityByLayer::compute() const {
+  Json out = Json::object();
+  for (const auto& name : order_) {
+    const Counts& c = layers_.find(name)->second;
+    out[name] = c.elements == 0 ? 0.0
+                                : static_cast<double>(c.elements - c.nonzeros) /
+                                      static_cast<double>(c.elements);
+  }
+  return out;
+}
+
+// spec: Membrane updates: the first call of a layer in a batch counts every element of its
+// `mem` after the call; later calls count the elements that changed.
+void MembraneUpdates::reset() {
+  calls_in_batch_.clear();
+  updates_ = 0;
+  samples_ = 0;
+}
+
+void MembraneUpdates::begin_batch() { calls_in_batch_.clear(); }
+
+void MembraneUpdates::on_activation(const ActivationCall& call) {
+  if (!call.spiking) return;
+  require_layer("MembraneUpdates", call);
+  int64_t& calls = calls_in_batch_[std::string(call.layer)];
+  if (calls == 0 || call.mem_before == nullptr) {
+    updates_ += call.mem_after->numel();
+  } else {
+    updates_ += detail::count_changed(*call.mem_before, *call.mem_after);
+  }
+  ++calls;
+}
+
+void MembraneUpdates::update(const WorkloadInput& input) { samples_ += input.batch.size(); }
+
+Json MembraneUpdates::compute() const {
+  if (samples_ == 0) return 0.0;
+  return static_cast<double>(updates_) / static_cast<double>(samples_);
+}
+
+// spec: Membrane updates and neuron operations, cost per update
+int neuron_update_cost(std::string_view type_name, std::string_view reset) {
+  struct Cost {
+    const char* type;
+    int subtract;
+    int zero;
+  };
+  static constexpr Cost kCosts[] = {
+      {"Leaky", 4, 4}, {"Synaptic", 6, 8}, {"Lapicque", 11, 11}, {"Alpha", 18, 24}};
+  for (const auto& c : kCosts) {
+    if (type_name != c.type) continue;
+    if (reset == "subtract") return c.subtract;
+    if (reset == "zero") return c.zero;
+    throw MetricError(fmt::format(
+        "NeuronOperations: no cost known for {} neurons with reset mechanism '{}' (known: "
+        "subtract, zero)",
+        type_name, reset.empty() ? "(unknown)" : std::string(reset)));
+  }
+  throw MetricError(fmt::format(
+      "NeuronOperations: no cost known for spiking neurons of class {} (known: Leaky, Synaptic, "
+      "Lapicque, Alpha)",
+      type_name));
+}
+
+void NeuronOperations::reset() {
+  calls_in_batch_.clear();
+  effective_ = 0;
+  dense_ = 0;
+  samples_ = 0;
+}
+
+void NeuronOperations::begin_batch() { calls_in_batch_.clear(); }
+
+void NeuronOperations::on_activation(const ActivationCall& call) {
+  if (!call.spiking) return;  // the reference fails on non-spiking layers; they cost nothing here
+  require_layer("NeuronOperations", call);
+  const int cost = neuron_update_cost(call.type_name, call.reset_mechanism);
+  int64_t& first_numel = calls_in_batch_[std::string(call.layer)];
+  int64_t updates = 0;
+  if (first_numel == 0 || call.mem_before == nullptr) {
+    updates = call.mem_after->numel();
+    if (first_numel == 0) first_numel = call.mem_after->numel();
+  } else {
+    updates = detail::count_changed(*call.mem_before, *call.mem_after);
+  }
+  effective_ += static_cast<double>(updates * cost);
+  // dense: numel(post_0) * calls * cost, added call by call
+  dense_ += static_cast<double>(first_numel * cost);
+}
+
+void NeuronOperations::update(const WorkloadInput& input) { samples_ += input.batch.size(); }
+
+Json NeuronOperations::compute() const {
+  Json out = Json::object();
+  const double n = static_cast<double>(samples_);
+  out["Effective Neuron Ops"] = samples_ == 0 ? 0.0 : effective_ / n;
+  out["Neuron Dense Ops"] = samples_ == 0 ? 0.0 : dense_ / n;
+  return out;
+}
+
+}  // namespace neurobench::metrics

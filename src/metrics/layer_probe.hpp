@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <neurobench/metrics/metric.hpp>
+
+namespace neurobench::detail {
+
+/// Connects a model's hooks to the metrics that observe layer events, for one run. Metric
+/// exceptions inside a hook are caught and reported through `on_failure`; the failed metric
+/// receives no further events.
+class LayerProbe {
+ public:
+  using FailureSink = std::function<void(WorkloadMetric& metric, const std::string& message)>;
+
+  LayerProbe(NeuroBenchModel& model, const LayerSetup& setup,
+             std::vector<WorkloadMetric*> metrics, FailureSink on_failure);
+  ~LayerProbe();
+  LayerProbe(const LayerProbe&) = delete;
+  LayerProbe& operator=(const LayerProbe&) = delete;
+
+  /// What was searched for and not found, worded for a user.
+  [[nodiscard]] const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  void dispatch_activation(const ActivationCall& call);
+  void dispatch_connection(const ConnectionCall& call);
+  void fail(WorkloadMetric& metric, const std::string& message);
+
+  NeuroBenchModel& model_;
+  std::vector<WorkloadMetric*> activation_metrics_;
+  std::vector<WorkloadMetric*> connection_metrics_;
+  std::vector<WorkloadMetric*> failed_;
+  FailureSink on_failure_;
+  std::vector<HookHandle> handles_;
+  std::vector<std::string> warnings_;
+  std::vector<std::pair<std::string, torch::Tensor>> mem_before_;  // by layer path
+};
+
+/// Operators of connection layers, as TorchScript graphs call them.
+[[nodiscard]] const std::vector<std::string>& connection_operators();
+
+}  // namespace neurobench::detail

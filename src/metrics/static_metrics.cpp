@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
+#include <string>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include <neurobench/errors.hpp>
+#include <neurobench/metrics/builtin.hpp>
+
+namespace neurobench::metrics {
+
+const std::vector<std::string>& spiking_neuron_types() {
+  static const std::vector<std::string> types = {"Leaky",  "Synaptic", "Lapicque",
+                                                 "Alpha",  "RLeaky",   "RSynaptic"};
+  return types;
+}
+
+const std::vector<std::string>& default_activation_types() {
+  static const std::vector<std::string> types = [] {
+    std::vector<std::string> t = {"ReLU", "Sigmoid"};
+    t.insert(t.end(), spiking_neuron_types().begin(), spiking_neuron_types().end());
+    return t;
+  }();
+  return types;
+}
+
+const std::vector<std::string>& default_connection_types() {
+  static const std::vector<std::string> types = {
+      "Linear", "Conv1d", "Conv2d", "Conv3d", "RNNCell", "LSTMCell",
+      "GRUCell", "RNN",   "LSTM",   "GRU"};
+  return types;
+}
+
+namespace {
+
+// Each tensor once, as eager PyTorch's parameters() and buffers() de-duplicate shared tensors.
+template <class F>
+void for_each_unique(const std::vector<NamedTensor>& tensors, F&& f) {
+  std::unordered_set<const void*> seen;
+  for (const auto& t : tensors) {
+    if (!t.value.defined()) continue;
+    if (!seen.insert(t.value.unsafeGetTensorImpl()).second) continue;
+    f(t);
+  }
+}
+
+bool is_recurrent(std::string_view type) {
+  return type == "RNNCell" || type == "LSTMCell" || type == "GRUCell" || type == "RNN" ||
+         type == "LSTM" || type == "GRU";
+}
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+// Python's round(x, 4): correctly rounded decimal, then back to the nearest double.
+double round4(double x) { return std::stod(fmt::format("{:.4f}", x)); }
+
+}  // namespace
+
+// spec: Static metrics, Footprint
+Json Footprint::compute(const NeuroBenchModel& model, const LayerSetup& /*layers*/) const {
+  int64_t bytes = 0;
+  auto add = [&](const NamedTensor& t) {
+    bytes += t.value.numel() * static_cast<int64_t>(t.value.element_size());
+  };
+  for_each_unique(model.parameters(), add);
+  for_each_unique(model.buffers(), add);
+  return bytes;
+}
+
+// spec: Static metrics, ParameterCount
+Json ParameterCount::compute(const NeuroBenchModel& model, const LayerSetup& /*layers*/) const {
+  int64_t count = 0;
+  for_each_unique(model.parameters(), [&](const NamedTensor& t) { count += t.value.numel(); });
+  return count;
+}
+
+// spec: Static metrics, ConnectionSparsity
+Json ConnectionSparsity::compute(const NeuroBenchModel& model, const LayerSetup& layers) const {
+  int64_t zeros = 0;
+  int64_t elements = 0;
+  for (const auto& module : model.modules()) {
+    const auto& types = layers.connection_types;
+    if (std::find(types.begin(), types.end(), module.type_name) == types.end()) continue;
+    const std::string prefix = module.path.empty() ? "" : module.path + ".";
+    for (const auto& p : module.parameters) {
+      const std::string local = p.name.substr(prefix.size());
+      const bool counted = is_recurrent(module.type_name)
+                               ? (starts_with(local, "weight") || starts_with(local, "bias"))
+                               : local == "weight";
+      if (!counted) continue;
+      zeros += p.value.numel() - p.value.count_nonzero().item<int64_t>();
+      elements += p.value.numel();
+    }
+  }
+  if (elements == 0) return 0.0;
+  return round4(static_cast<double>(zeros) / static_cast<double>(elements));
+}
+
+}  // namespace neurobench::metrics

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+
+#include <neurobench/errors.hpp>
+#include <neurobench/metrics/builtin.hpp>
+
+namespace neurobench::metrics {
+
+namespace {
+
+std::string shape_string(const torch::Tensor& t) {
+  return fmt::format("[{}]", fmt::join(t.sizes(), ", "));
+}
+
+// Predictions whose shape does not match the targets are bad input (the model or the
+// post-processors produce the wrong thing), not a metric failure.
+void check_shapes(const char* metric, const WorkloadInput& in) {
+  if (!in.preds.sizes().equals(in.batch.targets.sizes())) {
+    throw InputError(fmt::format("{}: predictions of shape {} do not match targets of shape {}",
+                                 metric, shape_string(in.preds), shape_string(in.batch.targets)));
+  }
+}
+
+}  // namespace
+
+// spec: Workload metrics, ClassificationAccuracy (float32 mean, as the reference)
+Json ClassificationAccuracy::operator()(const WorkloadInput& in) {
+  check_shapes("ClassificationAccuracy", in);
+  return torch::eq(in.preds, in.batch.targets).to(torch::kFloat).mean().item<double>();
+}
+
+// spec: Workload metrics, MSE
+Json MSE::operator()(const WorkloadInput& in) {
+  check_shapes("MSE", in);
+  return (in.preds - in.batch.targets).pow(2).mean().item<double>();
+}
+
+// spec: Workload metrics, SMAPE; NaN is replaced after the mean, as the reference does.
+Json SMAPE::operator()(const WorkloadInput& in) {
+  check_shapes("SMAPE", in);
+  const auto& p = in.preds;
+  const auto& t = in.batch.targets;
+  const double value =
+      (200 * ((p - t).abs() / (p.abs() + t.abs())).mean()).item<double>();
+  return std::isnan(value) ? 200.0 : value;
+}
+
+// spec: Workload metrics, R2: squared errors summed per batch (tensor dtype) into doubles,
+// labels pooled; the final formula in the labels' dtype, as the reference.
+void R2::reset() {
+  preds_.clear();
+  targets_.clear();
+}
+
+void R2::update(const WorkloadInput& in) {
+  check_shapes("R2", in);
+  if (in.preds.dim() != 2 || in.preds.size(1) != 2) {
+    throw InputError(fmt::format("R2: needs 2-column targets (samples, 2), got shape {}",
+                                 shape_string(in.batch.targets)));
+  }
+  preds_.push_back(in.preds);
+  targets_.push_back(in.batch.targets);
+}
+
+Json R2::compute() const {
+  if (targets_.empty()) return 0.0;
+  double sse[2] = {0, 0};
+  for (std::size_t b = 0; b < targets_.size(); ++b) {
+    for (int c = 0; c < 2; ++c) {
+      sse[c] += (targets_[b].select(1, c) - preds_[b].select(1, c)).pow(2).sum().item<double>();
+    }
+  }
+  const torch::Tensor labels = torch::cat(targets_, 0);
+  torch::Tensor r2 = torch::zeros({}, labels.options());
+  for (int c = 0; c < 2; ++c) {
+    const torch::Tensor column = labels.select(1, c);
+    const torch::Tensor den = column.var(/*unbiased=*/false) * column.size(0);
+    r2 = r2 + (1 - sse[c] / den);
+  }
+  return (r2 / 2).item<double>();
+}
+
+}  // namespace neurobench::metrics

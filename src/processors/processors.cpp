@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <neurobench/processors/processors.hpp>
+
+#include <fmt/format.h>
+
+#include <neurobench/errors.hpp>
+
+namespace neurobench {
+
+namespace {
+
+class CallablePre final : public PreProcessor {
+ public:
+  explicit CallablePre(std::function<Batch(const Batch&)> f) : f_(std::move(f)) {}
+  Batch operator()(const Batch& batch) override { return f_(batch); }
+
+ private:
+  std::function<Batch(const Batch&)> f_;
+};
+
+class CallablePost final : public PostProcessor {
+ public:
+  explicit CallablePost(std::function<torch::Tensor(const torch::Tensor&)> f) : f_(std::move(f)) {}
+  torch::Tensor operator()(const torch::Tensor& preds) override { return f_(preds); }
+
+ private:
+  std::function<torch::Tensor(const torch::Tensor&)> f_;
+};
+
+std::string shape_string(const torch::Tensor& t) {
+  return fmt::format("[{}]", fmt::join(t.sizes(), ", "));
+}
+
+}  // namespace
+
+std::unique_ptr<PreProcessor> make_pre_processor(std::function<Batch(const Batch&)> f) {
+  if (!f) throw UsageError("make_pre_processor: empty callable");
+  return std::make_unique<CallablePre>(std::move(f));
+}
+
+std::unique_ptr<PostProcessor> make_post_processor(
+    std::function<torch::Tensor(const torch::Tensor&)> f) {
+  if (!f) throw UsageError("make_post_processor: empty callable");
+  return std::make_unique<CallablePost>(std::move(f));
+}
+
+namespace processors {
+
+torch::Tensor ChooseMaxCount::operator()(const torch::Tensor& preds) {
+  if (preds.dim() < 3) {
+    throw InputError(fmt::format("ChooseMaxCount: predictions must be (batch, timesteps, "
+                                 "classes), got shape {}",
+                                 shape_string(preds)));
+  }
+  return preds.sum(1).argmax(1);
+}
+
+torch::Tensor Aggregate::operator()(const torch::Tensor& preds) {
+  if (preds.dim() < 2) {
+    throw InputError(fmt::format(
+        "Aggregate: predictions must be (batch, timesteps, ...), got shape {}", shape_string(preds)));
+  }
+  return preds.sum(1);
+}
+
+}  // namespace processors
+
+Registry<PreProcessor>& pre_processors() {
+  static Registry<PreProcessor> registry = [] {
+    Registry<PreProcessor> r("pre-processor");
+    return r;
+  }();
+  return registry;
+}
+
+Registry<PostProcessor>& post_processors() {
+  static Registry<PostProcessor> registry = [] {
+    Registry<PostProcessor> r("post-processor");
+    r.add({"ChooseMaxCount", "spike counts (batch, timesteps, classes) -> class with most spikes",
+           [] { return std::make_unique<processors::ChooseMaxCount>(); }});
+    r.add({"Aggregate", "sum over the timestep dimension: (batch, timesteps, ...) -> (batch, ...)",
+           [] { return std::make_unique<processors::Aggregate>(); }});
+    return r;
+  }();
+  return registry;
+}
+
+}  // namespace neurobench

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <neurobench/reporters/results.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <neurobench/errors.hpp>
+
+namespace neurobench {
+
+Format format_for(const std::filesystem::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext == ".json") return Format::Json;
+  if (ext == ".csv") return Format::Csv;
+  if (ext == ".txt" || ext == ".text") return Format::Text;
+  throw UsageError(fmt::format("{}: unknown results format '{}' (use .json, .csv or .txt)",
+                               path.string(), ext));
+}
+
+namespace {
+
+// Flattens nested values into `Metric.key` columns, in order.
+void flatten(const Json& value, const std::string& prefix,
+             std::vector<std::pair<std::string, Json>>& out) {
+  if (value.is_object()) {
+    for (const auto& [key, v] : value.items()) flatten(v, prefix + "." + key, out);
+    return;
+  }
+  out.emplace_back(prefix, value);
+}
+
+std::vector<std::pair<std::string, Json>> flat(const Results& r) {
+  std::vector<std::pair<std::string, Json>> out;
+  for (const auto& [key, v] : r.values.items()) flatten(v, key, out);
+  return out;
+}
+
+std::string scalar(const Json& v) {
+  if (v.is_null()) return "";
+  if (v.is_number_float()) return fmt::format("{}", v.get<double>());
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (const char c : s) {
+    if (c == '"') q += '"';
+    q += c;
+  }
+  return q + "\"";
+}
+
+// Numbers in a table: integers as is, others with up to 6 significant digits.
+std::string pretty(const Json& v) {
+  if (v.is_null()) return "FAILED";
+  if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (d == static_cast<double>(static_cast<int64_t>(d)) && std::abs(d) < 1e15) {
+      return fmt::format("{}", static_cast<int64_t>(d));
+    }
+    return fmt::format("{:.6g}", d);
+  }
+  return v.dump();
+}
+
+}  // namespace
+
+std::string render(const Results& results, Format format) {
+  switch (format) {
+    case Format::Json:
+      return results.values.dump(2) + "\n";
+    case Format::Csv: {
+      const auto cols = flat(results);
+      std::string header, row;
+      for (std::size_t i = 0; i < cols.size(); ++i) {
+        header += (i ? "," : "") + csv_field(cols[i].first);
+        row += (i ? "," : "") + csv_field(scalar(cols[i].second));
+      }
+      return header + "\n" + row + "\n";
+    }
+    case Format::Text: {
+      std::string out;
+      for (const auto& [key, v] : results.values.items()) {
+        out += fmt::format("{}: {}\n", key, v.is_object() ? v.dump() : scalar(v));
+      }
+      return out;
+    }
+  }
+  return {};
+}
+
+std::string render_table(const Results& results) {
+  const auto cols = flat(results);
+  std::size_t width = 6;
+  for (const auto& [key, v] : cols) width = std::max(width, key.size());
+  std::string out = fmt::format("{:<{}}  {}\n", "metric", width, "value");
+  out += fmt::format("{:-<{}}  {:-<{}}\n", "", width, "", 14);
+  for (const auto& [key, v] : cols) out += fmt::format("{:<{}}  {}\n", key, width, pretty(v));
+  return out;
+}
+
+void write_file_atomically(const std::filesystem::path& path, const std::string& contents) {
+  const std::filesystem::path dir =
+      path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    throw InputError(fmt::format("{}: cannot write: directory {} does not exist", path.string(),
+                                 dir.string()));
+  }
+  std::string tmpl = (dir / ("." + path.filename().string() + ".XXXXXX")).string();
+  std::vector<char> name(tmpl.begin(), tmpl.end());
+  name.push_back('\0');
+  const int fd = mkstemp(name.data());
+  if (fd < 0) {
+    throw InputError(fmt::format("{}: cannot write: {}", path.string(), std::strerror(errno)));
+  }
+  const std::string tmp(name.data());
+  auto fail = [&](const char* what) {
+    const int err = errno;
+    ::close(fd);
+    std::remove(tmp.c_str());
+    throw InputError(fmt::format("{}: cannot write ({}): {}", path.string(), what,
+                                 std::strerror(err)));
+  };
+  std::size_t written = 0;
+  while (written < contents.size()) {
+    const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("write");
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0) fail("fsync");
+  ::fchmod(fd, 0644);
+  if (::close(fd) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    throw InputError(fmt::format("{}: cannot write (close): {}", path.string(), std::strerror(err)));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    throw InputError(fmt::format("{}: cannot write (rename): {}", path.string(), std::strerror(err)));
+  }
+}
+
+void save_results(const Results& results, const std::filesystem::path& path, Format format) {
+  write_file_atomically(path, render(results, format));
+}
+
+}  // namespace neurobench
