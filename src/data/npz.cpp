@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <fmt/format.h>
-#include <zlib.h>
+#include <neurobench/data/npz.hpp>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <limits>
-#include <memory>
-#include <neurobench/data/npz.hpp>
-#include <neurobench/errors.hpp>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -20,6 +17,14 @@
 #include <unordered_set>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
+#include <zlib.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+#include <neurobench/errors.hpp>
 
 namespace neurobench {
 namespace {
@@ -138,12 +143,21 @@ std::uint32_t crc32_update(std::uint32_t crc, const void* data, std::uint64_t si
 }
 
 // ---------------------------------------------------------------------------------------------
-// Reading files.
+// Reading bytes.
 
-/// A binary input file whose size is known; every read is exact or throws.
-class InputFile {
+/// Bytes to read an array from: a file, or a deflated .npz entry; every read is exact or throws.
+class ByteSource {
  public:
-  explicit InputFile(const std::filesystem::path& path) : where_(path.string()) {
+  virtual ~ByteSource() = default;
+  [[nodiscard]] virtual std::uint64_t size() const = 0;
+  /// Copies `count` bytes at `offset` to `destination`.
+  virtual void read(std::uint64_t offset, void* destination, std::uint64_t count) = 0;
+};
+
+/// A binary input file, read with positioned reads straight into the caller's memory.
+class FileSource final : public ByteSource {
+ public:
+  explicit FileSource(const std::filesystem::path& path) : where_(path.string()) {
     std::error_code ec;
     const auto status = std::filesystem::status(path, ec);
     if (!std::filesystem::exists(status)) throw InputError(fmt::format("{}: no such file", where_));
@@ -157,15 +171,21 @@ class InputFile {
     if (!in_) throw InputError(fmt::format("{}: cannot open: {}", where_, errno_text(errno)));
   }
 
-  [[nodiscard]] std::uint64_t size() const { return size_; }
+  [[nodiscard]] std::uint64_t size() const override { return size_; }
 
-  void read(void* destination, std::uint64_t count) {
+  void read(std::uint64_t offset, void* destination, std::uint64_t count) override {
     if (count == 0) return;
+    if (!in_bounds(offset, count, size_)) {
+      throw InputError(fmt::format("{}: read of {} bytes at offset {} past the end of the file",
+                                   where_, count, offset));
+    }
+    in_.clear();
+    in_.seekg(static_cast<std::streamoff>(offset));
     in_.read(static_cast<char*>(destination), static_cast<std::streamsize>(count));
     const auto got = static_cast<std::uint64_t>(in_.gcount());
-    if (got != count) {
-      throw InputError(
-          fmt::format("{}: read error: expected {} bytes, got {}", where_, count, got));
+    if (!in_ || got != count) {
+      throw InputError(fmt::format("{}: read error at offset {}: expected {} bytes, got {}", where_,
+                                   offset, count, got));
     }
   }
 
@@ -174,6 +194,33 @@ class InputFile {
   std::uint64_t size_ = 0;
   std::ifstream in_;
 };
+
+/// CRC-32 of `count` bytes at `offset` of `source`, read in pieces.
+std::uint32_t crc32_of(ByteSource& source, std::uint64_t offset, std::uint64_t count,
+                       std::uint32_t crc = 0) {
+  constexpr std::uint64_t kPiece = 1 << 20;
+  std::vector<std::uint8_t> piece(static_cast<std::size_t>(std::min(count, kPiece)));
+  while (count > 0) {
+    const std::uint64_t n = std::min(count, kPiece);
+    source.read(offset, piece.data(), n);
+    crc = crc32_update(crc, piece.data(), n);
+    offset += n;
+    count -= n;
+  }
+  return crc;
+}
+
+/// The CRC-32 an .npz entry must have, and the message prefix naming the entry.
+struct CrcCheck {
+  std::uint32_t expected = 0;
+  std::string where;
+};
+
+[[noreturn]] void throw_crc_mismatch(const CrcCheck& check, std::uint32_t actual) {
+  throw InputError(
+      fmt::format("{}: corrupt entry: CRC-32 mismatch (directory states {:08x}, data give {:08x})",
+                  check.where, check.expected, actual));
+}
 
 // ---------------------------------------------------------------------------------------------
 // The .npy header: a Python dict literal.
@@ -621,23 +668,47 @@ void check_data_size(const NpyHeader& header, std::uint64_t found, const std::st
   }
 }
 
+/// Lets the kernel back a large, not yet touched allocation with transparent huge pages.
+///
+/// Filling fresh memory otherwise costs one page fault per 4 KiB, which dominates reading a large
+/// array (NumPy gives the same hint for its arrays). Only a hint: failure changes nothing.
+void advise_huge_pages([[maybe_unused]] void* data, [[maybe_unused]] std::uint64_t size) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
+  if (size < 2 * kHugePage) return;
+  const auto address = reinterpret_cast<std::uintptr_t>(data);
+  const std::uintptr_t begin = (address + kHugePage - 1) & ~(kHugePage - 1);
+  const std::uintptr_t end = (address + size) & ~(kHugePage - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#endif
+}
+
+/// An uninitialised C-contiguous CPU tensor.
+torch::Tensor allocate_tensor(const std::vector<std::int64_t>& shape, torch::ScalarType type,
+                              const std::string& where) {
+  try {
+    torch::Tensor tensor = torch::empty(shape, torch::TensorOptions().dtype(type));
+    if (tensor.numel() > 0) advise_huge_pages(tensor.data_ptr(), tensor.nbytes());
+    return tensor;
+  } catch (const c10::Error& e) {
+    throw InputError(fmt::format("{}: cannot allocate a tensor of shape {}: {}", where,
+                                 python_shape(shape), e.what_without_backtrace()));
+  }
+}
+
 /// An uninitialised tensor laid out as the file stores the data (reversed shape if Fortran order).
 torch::Tensor allocate_for(const NpyHeader& header, const std::string& where) {
   std::vector<std::int64_t> stored_shape = header.shape;
   if (header.fortran_order) std::reverse(stored_shape.begin(), stored_shape.end());
-  try {
-    return torch::empty(stored_shape, torch::TensorOptions().dtype(header.dtype.scalar_type));
-  } catch (const c10::Error& e) {
-    throw InputError(fmt::format("{}: cannot allocate a tensor of shape {}: {}", where,
-                                 python_shape(header.shape), e.what_without_backtrace()));
-  }
+  return allocate_tensor(stored_shape, header.dtype.scalar_type, where);
 }
 
 /// Turns the raw bytes copied into `stored` into the tensor the array describes.
 torch::Tensor finish_tensor(torch::Tensor stored, const NpyHeader& header,
                             const std::string& where) {
   if (header.numel == 0) {
-    return header.fortran_order ? torch::empty(header.shape, stored.options()) : stored;
+    return header.fortran_order ? allocate_tensor(header.shape, header.dtype.scalar_type, where)
+                                : stored;
   }
   void* data = stored.data_ptr();
   if (header.dtype.byteswap) {
@@ -649,30 +720,66 @@ torch::Tensor finish_tensor(torch::Tensor stored, const NpyHeader& header,
     for (std::uint64_t i = 0; i < header.numel; ++i) bytes[i] = bytes[i] != 0 ? 1 : 0;
   }
   if (!header.fortran_order || header.shape.size() < 2) return stored;
+  torch::Tensor result = allocate_tensor(header.shape, header.dtype.scalar_type, where);
   try {
     std::vector<std::int64_t> reversed(header.shape.size());
     for (std::size_t i = 0; i < reversed.size(); ++i) {
       reversed[i] = static_cast<std::int64_t>(reversed.size() - 1 - i);
     }
-    return stored.permute(reversed).contiguous();
+    result.copy_(stored.permute(reversed));
+    return result;
   } catch (const c10::Error& e) {
     throw InputError(fmt::format("{}: cannot convert the Fortran-order array to C order: {}", where,
                                  e.what_without_backtrace()));
   }
 }
 
-/// Reads a whole .npy blob held in memory (an .npz entry).
-torch::Tensor parse_npy_blob(const std::uint8_t* data, std::uint64_t size,
-                             const std::string& where) {
-  const NpyLayout layout = read_npy_prefix(data, size, where);
-  const NpyHeader header =
-      parse_npy_header(std::string_view(reinterpret_cast<const char*>(data) + layout.header_offset,
-                                        layout.header_size),
-                       where);
-  check_data_size(header, size - layout.data_offset, where);
+/// Reads the .npy array in bytes `[offset, offset + size)` of `source`.
+///
+/// With `crc`, those bytes must have that CRC-32 (a stored .npz entry): the data are checked in
+/// the tensor's own memory before they are interpreted, and a header that fails to parse is
+/// reported as a CRC-32 mismatch when that is the cause.
+torch::Tensor read_npy(ByteSource& source, std::uint64_t offset, std::uint64_t size,
+                       const std::string& where, const std::optional<CrcCheck>& crc) {
+  std::uint8_t prefix[kNpyPrefixSize] = {};
+  const std::uint64_t prefix_size = std::min<std::uint64_t>(size, kNpyPrefixSize);
+  source.read(offset, prefix, prefix_size);
+
+  std::string preamble;  // bytes [0, data_offset): magic, version, length, header
+  NpyHeader header;
+  NpyLayout layout;
+  try {
+    layout = read_npy_prefix(prefix, size, where);
+    // read_npy_prefix checked data_offset <= size, so this allocation is bounded by the file.
+    preamble.assign(reinterpret_cast<const char*>(prefix),
+                    static_cast<std::size_t>(std::min(prefix_size, layout.data_offset)));
+    preamble.resize(static_cast<std::size_t>(layout.data_offset));
+    if (layout.data_offset > prefix_size) {
+      source.read(offset + prefix_size, preamble.data() + prefix_size,
+                  layout.data_offset - prefix_size);
+    }
+    header = parse_npy_header(
+        std::string_view(preamble).substr(layout.header_offset, layout.header_size), where);
+    check_data_size(header, size - layout.data_offset, where);
+  } catch (const InputError&) {
+    if (crc) {
+      const std::uint32_t actual = crc32_of(source, offset, size);
+      if (actual != crc->expected) throw_crc_mismatch(*crc, actual);
+    }
+    throw;
+  }
+
+  // A header shorter than 2 bytes never parses, so the data start after the prefix read above.
+  assert(layout.data_offset >= prefix_size);
   torch::Tensor stored = allocate_for(header, where);
-  if (header.nbytes > 0) {
-    std::memcpy(stored.data_ptr(), data + layout.data_offset, header.nbytes);
+  void* data = header.nbytes > 0 ? stored.data_ptr() : nullptr;
+  source.read(offset + layout.data_offset, data, header.nbytes);
+  if (crc) {
+    std::uint32_t actual = crc32_update(0, preamble.data(), preamble.size());
+    actual = crc32_update(actual, data, header.nbytes);
+    const std::uint64_t trailing = size - layout.data_offset - header.nbytes;
+    actual = crc32_of(source, offset + layout.data_offset + header.nbytes, trailing, actual);
+    if (actual != crc->expected) throw_crc_mismatch(*crc, actual);
   }
   return finish_tensor(std::move(stored), header, where);
 }
@@ -688,6 +795,7 @@ constexpr std::uint32_t kZip64LocatorSignature = 0x07064b50;
 constexpr std::size_t kLocalHeaderSize = 30;
 constexpr std::size_t kCentralHeaderSize = 46;
 constexpr std::size_t kEndSize = 22;
+constexpr std::size_t kMaxCommentSize = 0xffff;
 constexpr std::size_t kZip64EndSize = 56;
 constexpr std::size_t kZip64LocatorSize = 20;
 constexpr std::uint16_t kZip64ExtraId = 0x0001;
@@ -708,49 +816,22 @@ struct ZipEntry {
   std::uint64_t local_header_offset = 0;
 };
 
-/// A whole file in memory, and bounds-checked little-endian reads of it.
-class Archive {
- public:
-  Archive(std::string where, std::unique_ptr<std::uint8_t[]> bytes, std::uint64_t size)
-      : where_(std::move(where)), bytes_(std::move(bytes)), size_(size) {}
-
-  [[nodiscard]] const std::string& where() const { return where_; }
-  [[nodiscard]] std::uint64_t size() const { return size_; }
-  [[nodiscard]] const std::uint8_t* data() const { return bytes_.get(); }
-
- private:
-  std::string where_;
-  std::unique_ptr<std::uint8_t[]> bytes_;
-  std::uint64_t size_;
-};
-
-Archive read_archive(const std::filesystem::path& path) {
-  InputFile file(path);
-  const std::uint64_t size = file.size();
-  if (size > std::numeric_limits<std::size_t>::max()) {
-    throw InputError(fmt::format("{}: file of {} bytes is too large to read", path.string(), size));
+/// Throws unless the file starts like a zip archive, saying what it looks like instead.
+void check_zip_magic(ByteSource& file, const std::string& where) {
+  std::uint8_t start[sizeof kNpyMagic] = {};
+  const std::uint64_t count = std::min<std::uint64_t>(file.size(), sizeof start);
+  file.read(0, start, count);
+  if (starts_with_bytes(start, count, "PK\x03\x04") ||
+      starts_with_bytes(start, count, std::string_view("PK\x05\x06", 4))) {
+    return;
   }
-  std::unique_ptr<std::uint8_t[]> bytes;
-  try {
-    bytes.reset(new std::uint8_t[std::max<std::uint64_t>(size, 1)]);
-  } catch (const std::bad_alloc&) {
-    throw InputError(fmt::format("{}: not enough memory to read {} bytes", path.string(), size));
+  std::string found = count == 0 ? "an empty file" : "other bytes";
+  if (count == sizeof kNpyMagic && std::memcmp(start, kNpyMagic, sizeof kNpyMagic) == 0) {
+    found = "a .npy file (read it with load_npy)";
   }
-  file.read(bytes.get(), size);
-  Archive archive(path.string(), std::move(bytes), size);
-
-  const std::uint8_t* data = archive.data();
-  if (!starts_with_bytes(data, size, "PK\x03\x04") &&
-      !starts_with_bytes(data, size, std::string_view("PK\x05\x06", 4))) {
-    std::string found = size == 0 ? "an empty file" : "other bytes";
-    if (size >= sizeof kNpyMagic && std::memcmp(data, kNpyMagic, sizeof kNpyMagic) == 0) {
-      found = "a .npy file (read it with load_npy)";
-    }
-    throw InputError(fmt::format(
-        "{}: not a NumPy .npz file (expected a zip archive starting with \"PK\", found {})",
-        archive.where(), found));
-  }
-  return archive;
+  throw InputError(fmt::format(
+      "{}: not a NumPy .npz file (expected a zip archive starting with \"PK\", found {})", where,
+      found));
 }
 
 /// Where the central directory is and how many entries it holds.
@@ -758,102 +839,101 @@ struct CentralDirectory {
   std::uint64_t offset = 0;
   std::uint64_t size = 0;
   std::uint64_t entries = 0;
-  std::uint64_t limit = 0;  ///< The directory must end at or before this offset.
 };
 
-CentralDirectory find_central_directory(const Archive& archive) {
-  const std::uint64_t size = archive.size();
-  const std::uint8_t* data = archive.data();
-  // The end record is the last 22 bytes plus a comment of up to 65535 bytes.
-  std::optional<std::uint64_t> end_offset;
-  if (size >= kEndSize) {
-    const std::uint64_t lowest = size - kEndSize > 0xffff ? size - kEndSize - 0xffff : 0;
-    for (std::uint64_t pos = size - kEndSize + 1; pos-- > lowest;) {
-      if (get_u32(data + pos) == kEndSignature &&
-          pos + kEndSize + get_u16(data + pos + 20) <= size) {
-        end_offset = pos;
-        break;
-      }
+CentralDirectory find_central_directory(ByteSource& file, const std::string& where) {
+  // The end record is the last 22 bytes plus a comment of up to 65535 bytes; a ZIP64 locator
+  // would sit in the 20 bytes before it.
+  const std::uint64_t size = file.size();
+  const std::uint64_t tail_size =
+      std::min<std::uint64_t>(size, kZip64LocatorSize + kMaxCommentSize + kEndSize);
+  const std::uint64_t tail_offset = size - tail_size;
+  std::vector<std::uint8_t> tail(static_cast<std::size_t>(tail_size));
+  file.read(tail_offset, tail.data(), tail_size);
+
+  std::optional<std::uint64_t> found;  // offset in `tail`
+  for (std::uint64_t pos = tail_size >= kEndSize ? tail_size - kEndSize + 1 : 0; pos-- > 0;) {
+    if (get_u32(&tail[pos]) == kEndSignature &&
+        pos + kEndSize + get_u16(&tail[pos + 20]) <= tail_size) {
+      found = pos;
+      break;
     }
   }
-  if (!end_offset) {
+  if (!found) {
     throw InputError(fmt::format(
-        "{}: truncated or corrupt zip archive: no end-of-central-directory record found",
-        archive.where()));
+        "{}: truncated or corrupt zip archive: no end-of-central-directory record found", where));
   }
-  const std::uint64_t end = *end_offset;
+  const std::uint8_t* end = &tail[*found];
   CentralDirectory directory;
-  bool multi_disk = get_u16(data + end + 4) != 0 || get_u16(data + end + 6) != 0 ||
-                    get_u16(data + end + 8) != get_u16(data + end + 10);
-  directory.entries = get_u16(data + end + 10);
-  directory.size = get_u32(data + end + 12);
-  directory.offset = get_u32(data + end + 16);
-  directory.limit = end;
+  bool multi_disk =
+      get_u16(end + 4) != 0 || get_u16(end + 6) != 0 || get_u16(end + 8) != get_u16(end + 10);
+  directory.entries = get_u16(end + 10);
+  directory.size = get_u32(end + 12);
+  directory.offset = get_u32(end + 16);
+  std::uint64_t limit = tail_offset + *found;  // the directory must end before this
 
-  if (end >= kZip64LocatorSize &&
-      get_u32(data + end - kZip64LocatorSize) == kZip64LocatorSignature) {
-    const std::uint64_t locator = end - kZip64LocatorSize;
-    const std::uint64_t record = get_u64(data + locator + 8);
-    if (!in_bounds(record, kZip64EndSize, locator)) {
+  if (*found >= kZip64LocatorSize && get_u32(end - kZip64LocatorSize) == kZip64LocatorSignature) {
+    const std::uint8_t* locator = end - kZip64LocatorSize;
+    const std::uint64_t record_offset = get_u64(locator + 8);
+    if (!in_bounds(record_offset, kZip64EndSize, limit - kZip64LocatorSize)) {
       throw InputError(fmt::format(
           "{}: corrupt zip archive: the ZIP64 end-of-central-directory record at offset {} lies "
           "outside the file",
-          archive.where(), record));
+          where, record_offset));
     }
-    if (get_u32(data + record) != kZip64EndSignature) {
+    std::uint8_t record[kZip64EndSize];
+    file.read(record_offset, record, kZip64EndSize);
+    if (get_u32(record) != kZip64EndSignature) {
       throw InputError(fmt::format(
           "{}: corrupt zip archive: bad ZIP64 end-of-central-directory signature at offset {}",
-          archive.where(), record));
+          where, record_offset));
     }
-    multi_disk = get_u32(data + locator + 4) != 0 || get_u32(data + locator + 16) > 1 ||
-                 get_u32(data + record + 16) != 0 || get_u32(data + record + 20) != 0 ||
-                 get_u64(data + record + 24) != get_u64(data + record + 32);
-    directory.entries = get_u64(data + record + 32);
-    directory.size = get_u64(data + record + 40);
-    directory.offset = get_u64(data + record + 48);
-    directory.limit = record;
+    multi_disk = get_u32(locator + 4) != 0 || get_u32(locator + 16) > 1 ||
+                 get_u32(record + 16) != 0 || get_u32(record + 20) != 0 ||
+                 get_u64(record + 24) != get_u64(record + 32);
+    directory.entries = get_u64(record + 32);
+    directory.size = get_u64(record + 40);
+    directory.offset = get_u64(record + 48);
+    limit = record_offset;
   }
   if (multi_disk) {
-    throw InputError(
-        fmt::format("{}: multi-disk (split) zip archives are not supported", archive.where()));
+    throw InputError(fmt::format("{}: multi-disk (split) zip archives are not supported", where));
   }
-  if (!in_bounds(directory.offset, directory.size, directory.limit)) {
+  if (!in_bounds(directory.offset, directory.size, limit)) {
     throw InputError(fmt::format(
         "{}: truncated or corrupt zip archive: the central directory ({} bytes at offset {}) runs "
         "past its end record at offset {}",
-        archive.where(), directory.size, directory.offset, directory.limit));
+        where, directory.size, directory.offset, limit));
   }
   if (directory.entries > directory.size / kCentralHeaderSize) {
     throw InputError(fmt::format(
-        "{}: corrupt zip archive: {} entries cannot fit in a central directory of {} bytes",
-        archive.where(), directory.entries, directory.size));
+        "{}: corrupt zip archive: {} entries cannot fit in a central directory of {} bytes", where,
+        directory.entries, directory.size));
   }
   return directory;
 }
 
-/// Replaces 0xffffffff fields of `entry` with the values of its ZIP64 extra field.
-void apply_zip64_extra(const Archive& archive, std::uint64_t extra, std::uint64_t extra_end,
-                       bool offset_in_extra, ZipEntry& entry) {
-  const std::string what = fmt::format("entry '{}': extra field", printable(entry.name, 80));
-  std::uint64_t pos = extra;
-  while (extra_end - pos >= 4) {
-    const std::uint16_t id = get_u16(archive.data() + pos);
-    const std::uint16_t length = get_u16(archive.data() + pos + 2);
-    const std::uint64_t body = pos + 4;
-    if (length > extra_end - body) {
+/// Replaces the saturated (0xffffffff) fields of `entry` with those of its ZIP64 extra field.
+void apply_zip64_extra(const std::uint8_t* extra, std::size_t extra_size, bool offset_in_extra,
+                       ZipEntry& entry, const std::string& where) {
+  std::size_t pos = 0;
+  while (extra_size - pos >= 4) {
+    const std::uint16_t id = get_u16(extra + pos);
+    const std::uint16_t length = get_u16(extra + pos + 2);
+    const std::size_t body = pos + 4;
+    if (length > extra_size - body) {
       throw InputError(
-          fmt::format("{}: corrupt zip archive: {} overruns its record", archive.where(), what));
+          fmt::format("{}: corrupt zip archive: extra field overruns its record", where));
     }
     if (id == kZip64ExtraId) {
       // Only the fields saturated in the fixed record are present, in this order.
-      std::uint64_t field = body;
-      const std::uint64_t body_end = body + length;
+      std::size_t field = body;
       auto next = [&](std::uint64_t& value) {
-        if (body_end - field < 8) {
-          throw InputError(fmt::format("{}: corrupt zip archive: {}: ZIP64 field too short",
-                                       archive.where(), what));
+        if (body + length - field < 8) {
+          throw InputError(
+              fmt::format("{}: corrupt zip archive: ZIP64 extra field too short", where));
         }
-        value = get_u64(archive.data() + field);
+        value = get_u64(extra + field);
         field += 8;
       };
       if (entry.uncompressed_size == kZip32Max) next(entry.uncompressed_size);
@@ -865,42 +945,43 @@ void apply_zip64_extra(const Archive& archive, std::uint64_t extra, std::uint64_
   }
 }
 
-std::vector<ZipEntry> read_central_directory(const Archive& archive,
-                                             const CentralDirectory& directory) {
+std::vector<ZipEntry> read_central_directory(ByteSource& file, const CentralDirectory& directory,
+                                             const std::string& where) {
+  // find_central_directory checked the directory lies inside the file.
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(directory.size));
+  file.read(directory.offset, bytes.data(), directory.size);
   std::vector<ZipEntry> entries;
   entries.reserve(static_cast<std::size_t>(directory.entries));
-  const std::uint8_t* data = archive.data();
-  const std::uint64_t end = directory.offset + directory.size;
-  std::uint64_t pos = directory.offset;
+  std::size_t pos = 0;
   for (std::uint64_t i = 0; i < directory.entries; ++i) {
-    if (!in_bounds(pos, kCentralHeaderSize, end) ||
-        get_u32(data + pos) != kCentralHeaderSignature) {
+    const std::uint8_t* record = bytes.data() + pos;
+    if (!in_bounds(pos, kCentralHeaderSize, bytes.size()) ||
+        get_u32(record) != kCentralHeaderSignature) {
       throw InputError(fmt::format(
           "{}: corrupt zip archive: bad central directory signature at offset {} (entry {} of {})",
-          archive.where(), pos, i + 1, directory.entries));
+          where, directory.offset + pos, i + 1, directory.entries));
     }
-    const std::uint64_t name_length = get_u16(data + pos + 28);
-    const std::uint64_t extra_length = get_u16(data + pos + 30);
-    const std::uint64_t comment_length = get_u16(data + pos + 32);
-    const std::uint64_t record_size =
-        kCentralHeaderSize + name_length + extra_length + comment_length;
-    if (!in_bounds(pos, record_size, end)) {
+    const std::size_t name_size = get_u16(record + 28);
+    const std::size_t extra_size = get_u16(record + 30);
+    const std::size_t comment_size = get_u16(record + 32);
+    const std::size_t record_size = kCentralHeaderSize + name_size + extra_size + comment_size;
+    if (!in_bounds(pos, record_size, bytes.size())) {
       throw InputError(fmt::format(
           "{}: corrupt zip archive: central directory record at offset {} (entry {} of {}) runs "
           "past the end of the central directory",
-          archive.where(), pos, i + 1, directory.entries));
+          where, directory.offset + pos, i + 1, directory.entries));
     }
     ZipEntry entry;
-    entry.flags = get_u16(data + pos + 8);
-    entry.method = get_u16(data + pos + 10);
-    entry.crc = get_u32(data + pos + 16);
-    entry.compressed_size = get_u32(data + pos + 20);
-    entry.uncompressed_size = get_u32(data + pos + 24);
-    entry.local_header_offset = get_u32(data + pos + 42);
-    entry.name.assign(reinterpret_cast<const char*>(data + pos + kCentralHeaderSize), name_length);
-    const std::uint64_t extra = pos + kCentralHeaderSize + name_length;
-    apply_zip64_extra(archive, extra, extra + extra_length, entry.local_header_offset == kZip32Max,
-                      entry);
+    entry.flags = get_u16(record + 8);
+    entry.method = get_u16(record + 10);
+    entry.crc = get_u32(record + 16);
+    entry.compressed_size = get_u32(record + 20);
+    entry.uncompressed_size = get_u32(record + 24);
+    entry.local_header_offset = get_u32(record + 42);
+    entry.name.assign(reinterpret_cast<const char*>(record + kCentralHeaderSize), name_size);
+    apply_zip64_extra(record + kCentralHeaderSize + name_size, extra_size,
+                      entry.local_header_offset == kZip32Max, entry,
+                      fmt::format("{}: entry '{}'", where, printable(entry.name, 200)));
     entries.push_back(std::move(entry));
     pos += record_size;
   }
@@ -930,62 +1011,120 @@ std::string method_name(std::uint16_t method) {
   }
 }
 
-/// Inflates raw DEFLATE data into exactly `out_size` bytes, or throws.
-void inflate_exact(const std::uint8_t* in, std::uint64_t in_size, std::uint8_t* out,
-                   std::uint64_t out_size, const std::string& where) {
-  z_stream stream{};
-  if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) {
-    throw InputError(fmt::format("{}: cannot initialise zlib", where));
+/// The inflated bytes of a deflated entry, produced in order as they are read, so that the
+/// array data are inflated straight into the tensor. Reads must be sequential from offset 0.
+class InflateSource final : public ByteSource {
+ public:
+  InflateSource(ByteSource& file, std::uint64_t offset, std::uint64_t compressed_size,
+                std::uint64_t size, std::string where)
+      : file_(file),
+        input_offset_(offset),
+        input_left_(compressed_size),
+        size_(size),
+        where_(std::move(where)) {
+    if (inflateInit2(&stream_, -MAX_WBITS) != Z_OK) {
+      throw InputError(fmt::format("{}: cannot initialise zlib", where_));
+    }
   }
-  struct Cleanup {
-    z_stream* stream;
-    ~Cleanup() { inflateEnd(stream); }
-  } cleanup{&stream};
+  InflateSource(const InflateSource&) = delete;
+  InflateSource& operator=(const InflateSource&) = delete;
+  ~InflateSource() override { inflateEnd(&stream_); }
 
-  constexpr std::uint64_t kChunk = 1u << 30;  // avail_in/avail_out are 32-bit
-  std::uint64_t in_left = in_size;
-  std::uint64_t out_left = out_size;
-  std::uint8_t spare = 0;  // next_out must not be null even when nothing is expected
-  stream.next_in = const_cast<Bytef*>(in);
-  stream.next_out = out_size > 0 ? out : &spare;
-  for (;;) {
-    if (stream.avail_in == 0 && in_left > 0) {
-      stream.avail_in = static_cast<uInt>(std::min(in_left, kChunk));
-      in_left -= stream.avail_in;
+  [[nodiscard]] std::uint64_t size() const override { return size_; }
+
+  void read(std::uint64_t offset, void* destination, std::uint64_t count) override {
+    assert(offset == produced_ && in_bounds(offset, count, size_));
+    failed_ = true;  // until this read completes
+    auto* out = static_cast<std::uint8_t*>(destination);
+    std::uint64_t left = count;
+    while (left > 0) {
+      if (ended_) {
+        throw InputError(fmt::format(
+            "{}: corrupt entry: inflates to {} bytes, but its directory record states {}", where_,
+            produced_ + (count - left), size_));
+      }
+      const auto chunk = static_cast<uInt>(std::min<std::uint64_t>(left, kChunk));
+      stream_.next_out = out;
+      stream_.avail_out = chunk;
+      while (stream_.avail_out > 0 && !ended_) step();
+      const std::uint64_t done = chunk - stream_.avail_out;
+      out += done;
+      left -= done;
     }
-    if (stream.avail_out == 0 && out_left > 0) {
-      stream.avail_out = static_cast<uInt>(std::min(out_left, kChunk));
-      out_left -= stream.avail_out;
-    }
-    const int status = inflate(&stream, Z_NO_FLUSH);
-    if (status == Z_STREAM_END) break;
-    if (status == Z_OK) continue;  // progress was made
-    if (status == Z_BUF_ERROR && stream.avail_out == 0 && out_left == 0) {
-      throw InputError(fmt::format(
-          "{}: corrupt entry: inflates to more than the {} bytes its directory record states",
-          where, out_size));
-    }
-    if (status == Z_BUF_ERROR) {
-      throw InputError(fmt::format(
-          "{}: truncated or corrupt entry: compressed data ({} bytes) end before the stream does",
-          where, in_size));
-    }
-    throw InputError(fmt::format("{}: corrupt entry: deflate data error: {}", where,
-                                 stream.msg != nullptr ? stream.msg : "unknown zlib error"));
+    crc_ = crc32_update(crc_, destination, count);
+    produced_ += count;
+    failed_ = false;
   }
-  const std::uint64_t produced = out_size - out_left - stream.avail_out;
-  if (produced != out_size) {
-    throw InputError(
-        fmt::format("{}: corrupt entry: inflates to {} bytes, but its directory record states {}",
-                    where, produced, out_size));
+
+  /// True when a read threw: the stream is unusable and its error already reported.
+  [[nodiscard]] bool failed() const { return failed_; }
+
+  /// Inflates what the reader left, then checks the stream ends at size() with this CRC-32.
+  void finish(std::uint32_t expected_crc) {
+    std::vector<std::uint8_t> scratch(
+        static_cast<std::size_t>(std::min(size_ - produced_, kPiece)));
+    while (produced_ < size_) read(produced_, scratch.data(), std::min(size_ - produced_, kPiece));
+    if (!ended_) {
+      std::uint8_t spare = 0;
+      stream_.next_out = &spare;
+      stream_.avail_out = 1;
+      while (stream_.avail_out > 0 && !ended_) step();
+      if (stream_.avail_out == 0) {
+        throw InputError(fmt::format(
+            "{}: corrupt entry: inflates to more than the {} bytes its directory record states",
+            where_, size_));
+      }
+    }
+    if (crc_ != expected_crc) throw_crc_mismatch(CrcCheck{expected_crc, where_}, crc_);
   }
-}
+
+ private:
+  static constexpr std::uint64_t kChunk = 1u << 30;  // avail_in/avail_out are 32-bit
+  static constexpr std::uint64_t kPiece = 1u << 20;  // compressed bytes read at a time
+
+  // One inflate call; each either makes progress or throws, so callers' loops end.
+  void step() {
+    if (stream_.avail_in == 0 && input_left_ > 0) {
+      const std::uint64_t n = std::min(input_left_, kPiece);
+      input_.resize(static_cast<std::size_t>(n));
+      file_.read(input_offset_, input_.data(), n);
+      input_offset_ += n;
+      input_left_ -= n;
+      stream_.next_in = input_.data();
+      stream_.avail_in = static_cast<uInt>(n);
+    }
+    const int status = inflate(&stream_, Z_NO_FLUSH);
+    if (status == Z_STREAM_END) {
+      ended_ = true;
+    } else if (status == Z_BUF_ERROR && stream_.avail_in == 0 && input_left_ == 0) {
+      throw InputError(fmt::format(
+          "{}: truncated or corrupt entry: the compressed data end before the deflate stream does",
+          where_));
+    } else if (status != Z_OK) {
+      throw InputError(fmt::format("{}: corrupt entry: deflate data error: {}", where_,
+                                   stream_.msg != nullptr ? stream_.msg : "unknown zlib error"));
+    }
+  }
+
+  ByteSource& file_;
+  std::uint64_t input_offset_;
+  std::uint64_t input_left_;
+  std::uint64_t size_;
+  std::string where_;
+  z_stream stream_{};
+  std::vector<std::uint8_t> input_;
+  std::uint64_t produced_ = 0;
+  std::uint32_t crc_ = 0;
+  bool ended_ = false;
+  bool failed_ = false;
+};
 
 /// The array in one archive entry, after checking its local header, size, method and CRC-32.
-torch::Tensor read_entry(const Archive& archive, const ZipEntry& entry,
+torch::Tensor read_entry(ByteSource& file, const ZipEntry& entry, const std::string& archive,
                          const std::string& array_name) {
-  const std::string where =
-      fmt::format("{}: entry '{}'", archive.where(), printable(entry.name, 200));
+  const std::string where = fmt::format("{}: entry '{}'", archive, printable(entry.name, 200));
+  const std::string array_where =
+      fmt::format("{}: array '{}'", archive, printable(array_name, 200));
   if ((entry.flags & kFlagEncrypted) != 0) {
     throw InputError(fmt::format("{} is encrypted; encrypted archives are not supported", where));
   }
@@ -995,60 +1134,52 @@ torch::Tensor read_entry(const Archive& archive, const ZipEntry& entry,
         entry.method, method_name(entry.method)));
   }
   const std::uint64_t local = entry.local_header_offset;
-  if (!in_bounds(local, kLocalHeaderSize, archive.size()) ||
-      get_u32(archive.data() + local) != kLocalHeaderSignature) {
+  std::uint8_t header[kLocalHeaderSize] = {};
+  const bool header_in_file = in_bounds(local, kLocalHeaderSize, file.size());
+  if (header_in_file) file.read(local, header, kLocalHeaderSize);
+  if (!header_in_file || get_u32(header) != kLocalHeaderSignature) {
     throw InputError(
         fmt::format("{}: truncated or corrupt zip archive: bad local header signature at offset {}",
                     where, local));
   }
-  const std::uint64_t data_offset = local + kLocalHeaderSize +
-                                    get_u16(archive.data() + local + 26) +
-                                    get_u16(archive.data() + local + 28);
-  if (!in_bounds(data_offset, entry.compressed_size, archive.size())) {
+  // The local sizes may be 0xffffffff placeholders (NumPy writes ZIP64 entries); the central
+  // directory's are authoritative, so only the name and extra lengths are taken from here.
+  const std::uint64_t data_offset =
+      local + kLocalHeaderSize + get_u16(header + 26) + get_u16(header + 28);
+  if (!in_bounds(data_offset, entry.compressed_size, file.size())) {
     throw InputError(fmt::format(
         "{}: truncated or corrupt zip archive: its data ({} bytes at offset {}) run past the end "
         "of the file ({} bytes)",
-        where, entry.compressed_size, data_offset, archive.size()));
+        where, entry.compressed_size, data_offset, file.size()));
   }
-  const std::uint8_t* compressed = archive.data() + data_offset;
 
-  const std::uint8_t* blob = compressed;
-  std::unique_ptr<std::uint8_t[]> inflated;
   if (entry.method == kMethodStored) {
     if (entry.compressed_size != entry.uncompressed_size) {
       throw InputError(fmt::format(
           "{}: corrupt entry: stored with {} bytes but states an uncompressed size of {}", where,
           entry.compressed_size, entry.uncompressed_size));
     }
-  } else {
-    // DEFLATE cannot expand more than about 1032:1; larger claims would only waste memory.
-    if (entry.uncompressed_size / 1032 > entry.compressed_size + 1) {
-      throw InputError(fmt::format(
-          "{}: corrupt entry: {} compressed bytes cannot inflate to the {} bytes stated", where,
-          entry.compressed_size, entry.uncompressed_size));
-    }
-    if (entry.uncompressed_size > std::numeric_limits<std::size_t>::max()) {
-      throw InputError(
-          fmt::format("{}: entry of {} bytes is too large", where, entry.uncompressed_size));
-    }
-    try {
-      inflated.reset(new std::uint8_t[std::max<std::uint64_t>(entry.uncompressed_size, 1)]);
-    } catch (const std::bad_alloc&) {
-      throw InputError(
-          fmt::format("{}: not enough memory to inflate {} bytes", where, entry.uncompressed_size));
-    }
-    inflate_exact(compressed, entry.compressed_size, inflated.get(), entry.uncompressed_size,
-                  where);
-    blob = inflated.get();
+    return read_npy(file, data_offset, entry.compressed_size, array_where,
+                    CrcCheck{entry.crc, where});
   }
-  const std::uint32_t crc = crc32_update(0, blob, entry.uncompressed_size);
-  if (crc != entry.crc) {
-    throw InputError(fmt::format(
-        "{}: corrupt entry: CRC-32 mismatch (directory states {:08x}, data give {:08x})", where,
-        entry.crc, crc));
+
+  // DEFLATE cannot expand more than about 1032:1; a larger claim would only waste memory.
+  if (entry.uncompressed_size / 1032 > entry.compressed_size + 1) {
+    throw InputError(
+        fmt::format("{}: corrupt entry: {} compressed bytes cannot inflate to the {} bytes stated",
+                    where, entry.compressed_size, entry.uncompressed_size));
   }
-  return parse_npy_blob(blob, entry.uncompressed_size,
-                        fmt::format("{}: array '{}'", archive.where(), printable(array_name, 200)));
+  InflateSource inflated(file, data_offset, entry.compressed_size, entry.uncompressed_size, where);
+  torch::Tensor array;
+  try {
+    array = read_npy(inflated, 0, entry.uncompressed_size, array_where, std::nullopt);
+  } catch (const InputError&) {
+    // A header that does not parse is most likely damage: report that if the stream shows it.
+    if (!inflated.failed()) inflated.finish(entry.crc);
+    throw;
+  }
+  inflated.finish(entry.crc);
+  return array;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1316,41 +1447,16 @@ class ZipWriter {
 }  // namespace
 
 torch::Tensor load_npy(const std::filesystem::path& path) {
-  const std::string where = path.string();
-  InputFile file(path);
-  const std::uint64_t total = file.size();
-
-  std::uint8_t prefix[kNpyPrefixSize] = {};
-  file.read(prefix, std::min<std::uint64_t>(total, kNpyPrefixSize));
-  const NpyLayout layout = read_npy_prefix(prefix, total, where);
-
-  // The header is bounded by the file size, which read_npy_prefix checked.
-  std::string header_text(layout.header_size, '\0');
-  const std::size_t in_prefix = kNpyPrefixSize - layout.header_offset;
-  const std::size_t copied = std::min(in_prefix, header_text.size());
-  std::memcpy(header_text.data(), prefix + layout.header_offset, copied);
-  file.read(header_text.data() + copied, header_text.size() - copied);
-  const NpyHeader header = parse_npy_header(header_text, where);
-  check_data_size(header, total - layout.data_offset, where);
-
-  torch::Tensor stored = allocate_for(header, where);
-  if (header.nbytes > 0) {
-    auto* destination = static_cast<std::uint8_t*>(stored.data_ptr());
-    std::uint64_t copied_data = 0;
-    if (layout.data_offset < kNpyPrefixSize) {
-      // A header this short leaves the first data bytes in the prefix already read.
-      copied_data = std::min<std::uint64_t>(kNpyPrefixSize - layout.data_offset, header.nbytes);
-      std::memcpy(destination, prefix + layout.data_offset, copied_data);
-    }
-    file.read(destination + copied_data, header.nbytes - copied_data);
-  }
-  return finish_tensor(std::move(stored), header, where);
+  FileSource file(path);
+  return read_npy(file, 0, file.size(), path.string(), std::nullopt);
 }
 
 std::vector<NamedArray> load_npz(const std::filesystem::path& path) {
-  const Archive archive = read_archive(path);
-  const CentralDirectory directory = find_central_directory(archive);
-  const std::vector<ZipEntry> entries = read_central_directory(archive, directory);
+  const std::string where = path.string();
+  FileSource file(path);
+  check_zip_magic(file, where);
+  const CentralDirectory directory = find_central_directory(file, where);
+  const std::vector<ZipEntry> entries = read_central_directory(file, directory, where);
   std::vector<NamedArray> arrays;
   arrays.reserve(entries.size());
   constexpr std::string_view kSuffix = ".npy";
@@ -1360,7 +1466,7 @@ std::vector<NamedArray> load_npz(const std::filesystem::path& path) {
         name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0) {
       name.resize(name.size() - kSuffix.size());
     }
-    torch::Tensor array = read_entry(archive, entry, name);
+    torch::Tensor array = read_entry(file, entry, where, name);
     arrays.emplace_back(std::move(name), std::move(array));
   }
   return arrays;

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <torch/script.h>
-
 #include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <torch/script.h>
 
 namespace neurobench {
 
@@ -58,7 +58,8 @@ void save_npy(const std::filesystem::path& path, const torch::Tensor& array);
 /// Writes tensors to an uncompressed (stored) NumPy `.npz` archive, readable by `numpy.load`.
 ///
 /// Each pair becomes the entry `<name>.npy`, in the given order, written as by save_npy. ZIP64
-/// records are added only where an array or the archive outgrows the 4 GiB zip limits.
+/// records are added only where an array or the archive outgrows 2 GiB. The entries carry a
+/// fixed 1980-01-01 timestamp, so equal inputs give byte-identical files.
 ///
 /// Throws InputError naming the path when two arrays share a name, a name is longer than 65531
 /// bytes, an array is rejected as by save_npy (the message names it), or the file cannot be
