@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <regex>
@@ -28,11 +29,18 @@ std::string demangled_qualified_name(const std::string& qualified) {
   std::string name = qualified;
   const std::string prefix = "__torch__.";
   if (name.rfind(prefix, 0) == 0) name.erase(0, prefix.size());
-  // `a.___torch_mangle_3.Linear` -> `a.Linear`; the mangle may also stand last.
-  static const std::regex mangle(R"((^|\.)___torch_mangle_\d+(?=\.|$)\.?)");
-  name = std::regex_replace(name, mangle, "$1");
-  if (!name.empty() && name.back() == '.') name.pop_back();
-  return name;
+  // Drop every atom `___torch_mangle_N`, wherever it stands (also several in a row):
+  // `a.___torch_mangle_3.Linear` -> `a.Linear`.
+  static const std::regex mangle(R"(___torch_mangle_\d+)");
+  std::string out;
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    const std::size_t dot = std::min(name.find('.', start), name.size());
+    const std::string atom = name.substr(start, dot - start);
+    if (!std::regex_match(atom, mangle)) out += (out.empty() ? "" : ".") + atom;
+    start = dot + 1;
+  }
+  return out;
 }
 
 std::string demangled_type_name(const std::string& qualified) {
@@ -127,12 +135,31 @@ struct RegisteredHook {
   OperatorHook operator_hook;
 };
 
+// What decides how a clone is instrumented: each hook's kind and selectors, in order.
+std::string plan_key(const std::vector<RegisteredHook>& hooks) {
+  std::string key;
+  auto list = [&](const std::vector<std::string>& v) {
+    for (const auto& item : v) key += item + ",";
+    key += ";";
+  };
+  for (const auto& h : hooks) {
+    key += std::to_string(static_cast<int>(h.kind)) + (h.ops.after ? "a" : "b") + "|";
+    list(h.modules.paths);
+    list(h.modules.type_names);
+    list(h.ops.ops);
+    list(h.ops.within.paths);
+    list(h.ops.within.type_names);
+    key += "\n";
+  }
+  return key;
+}
+
 // Builds an instrumented clone of a module for a set of hooks, and dispatches observer calls.
 class Instrumentation {
  public:
   Instrumentation(const torch::jit::Module& original, const std::vector<ModuleInfo>& infos,
-                  const std::vector<RegisteredHook>& hooks, bool inlined)
-      : infos_(infos), hooks_(hooks), inlined_(inlined) {
+                  const std::vector<RegisteredHook>& hooks, bool inlined, std::string plan)
+      : infos_(infos), hooks_(hooks), inlined_(inlined), plan_(std::move(plan)) {
     clone_ = original.clone(/*inplace=*/true);
     // Map each module object of the clone to the ModuleInfo of the same path. The same object
     // reached by two paths keeps the first (as eager `named_modules()` does).
@@ -162,6 +189,18 @@ class Instrumentation {
   }
 
   torch::jit::Module& module() { return clone_; }
+
+  /// The plan this clone was instrumented for (see plan_key).
+  const std::string& plan() const { return plan_; }
+  /// New callbacks for the same plan: the sites and selections stay valid.
+  void set_hooks(const std::vector<RegisteredHook>& hooks) { hooks_ = hooks; }
+
+  // The first exception a hook threw, kept so that forward() can rethrow it unchanged: the
+  // TorchScript interpreter turns whatever a kernel throws into a plain runtime_error.
+  void keep_exception(std::exception_ptr e) {
+    if (!pending_) pending_ = std::move(e);
+  }
+  std::exception_ptr take_exception() { return std::exchange(pending_, nullptr); }
 
   void fire(const Site& site, const c10::IValue& self, const c10::IValue& payload) {
     if (!self.isObject()) return;
@@ -236,6 +275,27 @@ class Instrumentation {
     }
   }
 
+  // Operators in TorchScript functions that a module's code calls belong to that module
+  // (scripted nn.ReLU calls torch.nn.functional.relu, which calls aten::relu): inline those
+  // calls into the clone's graph. Method calls stay, so submodules keep their boundaries.
+  static void inline_function_calls(torch::jit::Graph& g) {
+    for (;;) {
+      std::vector<torch::jit::Node*> calls;
+      collect_nodes(g.block(), {"prim::CallFunction"}, calls);
+      bool inlined = false;
+      for (torch::jit::Node* call : calls) {
+        const auto type = call->input(0)->type()->cast<c10::FunctionType>();
+        torch::jit::GraphFunction* callee =
+            type ? torch::jit::tryToGraphFunction(*type->function()) : nullptr;
+        if (callee == nullptr) continue;
+        call->removeInput(0);  // the function itself; the rest are the callee's inputs
+        torch::jit::inlineCallTo(call, callee, callee->graph().get());
+        inlined = true;
+      }
+      if (!inlined) return;  // the callee may call further functions: until none are left
+    }
+  }
+
   void instrument(const std::vector<torch::jit::Module>& objects) {
     // What each class type needs: entry/exit observers, operators to watch (before/after).
     struct Needs {
@@ -273,6 +333,7 @@ class Instrumentation {
         std::unordered_set<std::string> all_ops = n.ops_before;
         all_ops.insert(n.ops_after.begin(), n.ops_after.end());
         std::vector<torch::jit::Node*> nodes;
+        if (!all_ops.empty()) inline_function_calls(*g);
         collect_nodes(g->block(), all_ops, nodes);
         for (torch::jit::Node* node : nodes) {
           const std::string op = node->kind().toQualString();
@@ -317,10 +378,12 @@ class Instrumentation {
   torch::jit::Module clone_;
   std::vector<ModuleInfo> infos_;
   std::vector<RegisteredHook> hooks_;
+  std::string plan_;
   bool inlined_;
   std::vector<std::vector<bool>> selection_;
   std::unordered_map<const c10::ivalue::Object*, std::size_t> object_index_;
   std::deque<Site> sites_;  // stable addresses
+  std::exception_ptr pending_;
 };
 
 void observe_kernel(const c10::OperatorHandle& /*op*/, torch::jit::Stack* stack) {
@@ -328,7 +391,12 @@ void observe_kernel(const c10::OperatorHandle& /*op*/, torch::jit::Stack* stack)
   const auto* site = reinterpret_cast<const Site*>(  // NOLINT(performance-no-int-to-ptr)
       static_cast<std::intptr_t>((*stack)[n - 1].toInt()));
   if (site != nullptr && site->magic == kSiteMagic && site->owner != nullptr) {
-    site->owner->fire(*site, (*stack)[n - 3], (*stack)[n - 2]);
+    try {
+      site->owner->fire(*site, (*stack)[n - 3], (*stack)[n - 2]);
+    } catch (...) {
+      site->owner->keep_exception(std::current_exception());
+      throw;
+    }
   }
   torch::jit::drop(*stack, 3);
 }
@@ -351,6 +419,14 @@ std::vector<NamedTensor> prefixed(const std::string& path,
   return out;
 }
 
+// The last non-empty line of a message (TorchScript errors end with the cause).
+std::string last_line(const std::string& message) {
+  std::size_t end = message.find_last_not_of(" \n\r\t");
+  if (end == std::string::npos) return message;
+  const std::size_t start = message.rfind('\n', end);
+  return message.substr(start == std::string::npos ? 0 : start + 1, end + 1 - (start == std::string::npos ? 0 : start + 1));
+}
+
 std::string shape_string(const torch::Tensor& t) {
   return fmt::format("[{}]", fmt::join(t.sizes(), ", "));
 }
@@ -369,18 +445,39 @@ struct TorchScriptModel::Impl {
   std::unique_ptr<Instrumentation> instrumentation;  // null when there are no hooks
   bool dirty = false;
 
+  // The module to run: the original without hooks, else the instrumented clone. A clone is
+  // kept while the hooks' plan (kinds and selectors) stays the same, so that removing hooks and
+  // adding the same ones again (each Benchmark::run does) swaps only the callbacks: rebuilding
+  // would pay for instrumentation and TorchScript's profiling runs again.
   torch::jit::Module& active() {
     if (hooks.empty()) return module;
     if (dirty || !instrumentation) {
-      instrumentation = std::make_unique<Instrumentation>(module, module_infos(), hooks,
-                                                          inlined());
+      const std::string key = plan_key(hooks);
+      if (instrumentation && instrumentation->plan() == key) {
+        instrumentation->set_hooks(hooks);
+      } else {
+        instrumentation = std::make_unique<Instrumentation>(module, module_infos(), hooks,
+                                                            inlined(), key);
+      }
       dirty = false;
     }
     return instrumentation->module();
   }
 
+  // A frozen model: no submodules, no parameters, and its weights folded into tensor constants
+  // of the forward graph. (A bare ReLU or neuron as the root has no tensor constants.)
   bool inlined() const {
-    return module.children().size() == 0 && module.parameters().size() == 0;
+    if (module.children().size() != 0 || module.parameters().size() != 0) return false;
+    const auto method = module.find_method("forward");
+    if (!method) return false;
+    auto* fn = torch::jit::tryToGraphFunction(method->function());
+    if (fn == nullptr) return false;
+    for (const torch::jit::Node* node : fn->graph()->nodes()) {
+      if (node->kind() == c10::prim::Constant && node->output()->type()->isSubtypeOf(*c10::TensorType::get())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   std::vector<ModuleInfo> module_infos() const {
@@ -407,14 +504,24 @@ struct TorchScriptModel::Impl {
     return HookHandle{hooks.back().id};
   }
 
+  // A hook's own exception leaves forward() as it was thrown, not as an InputError.
+  void rethrow_hook_exception() {
+    if (!instrumentation) return;
+    if (std::exception_ptr e = instrumentation->take_exception()) std::rethrow_exception(e);
+  }
+
   // spec: step-wise convention; reset the network's state before each batch.
   void reset_state(torch::jit::Module& m) {
     if (m.find_method("reset")) {
       try {
         m.run_method("reset");
       } catch (const c10::Error& e) {
+        rethrow_hook_exception();
         throw InputError(fmt::format("{}: reset() failed: {}", description,
                                      e.what_without_backtrace()));
+      } catch (const std::exception& e) {
+        rethrow_hook_exception();
+        throw InputError(fmt::format("{}: reset() failed: {}", description, e.what()));
       }
       return;
     }
@@ -426,12 +533,19 @@ struct TorchScriptModel::Impl {
     }
   }
 
-  c10::IValue call(torch::jit::Module& m, const torch::Tensor& input, const char* what) {
+  c10::IValue call(torch::jit::Module& m, const torch::Tensor& input, const std::string& what) {
     try {
       return m.forward({input});
     } catch (const c10::Error& e) {
+      rethrow_hook_exception();
       throw InputError(fmt::format("{}: forward failed on {} of shape {}: {}", description, what,
-                                   shape_string(input), e.what_without_backtrace()));
+                                   shape_string(input), last_line(e.what_without_backtrace())));
+    } catch (const std::exception& e) {
+      // The interpreter rethrows as a plain runtime_error with a TorchScript traceback; its last
+      // line holds the cause.
+      rethrow_hook_exception();
+      throw InputError(fmt::format("{}: forward failed on {} of shape {}: {}", description, what,
+                                   shape_string(input), last_line(e.what())));
     }
   }
 
@@ -460,7 +574,7 @@ struct TorchScriptModel::Impl {
     std::vector<torch::Tensor> spikes;
     spikes.reserve(static_cast<std::size_t>(steps));
     for (int64_t t = 0; t < steps; ++t) {
-      const c10::IValue out = call(m, batch.select(1, t), "one timestep data[:, t]");
+      const c10::IValue out = call(m, batch.select(1, t), fmt::format("timestep {} (data[:, {}])", t, t));
       if (out.isTensor()) {
         spikes.push_back(out.toTensor());
       } else if (out.isTuple() && !out.toTupleRef().elements().empty() &&
@@ -566,7 +680,6 @@ void TorchScriptModel::remove_hook(HookHandle handle) {
   if (it == hooks.end()) return;
   hooks.erase(it, hooks.end());
   impl_->dirty = true;
-  if (hooks.empty()) impl_->instrumentation.reset();
 }
 
 bool TorchScriptModel::is_inlined() const { return impl_->inlined(); }

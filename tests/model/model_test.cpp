@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <neurobench/model/model.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <neurobench/errors.hpp>
+
+// Fixtures: tests/fixtures/models/, written by make_models.py (see there for each model).
+
+namespace {
+
+namespace fs = std::filesystem;
+using neurobench::InputError;
+using neurobench::TorchScriptModel;
+using neurobench::TorchScriptOptions;
+using neurobench::UsageError;
+
+fs::path fixture(const std::string& name) {
+  return fs::path(NEUROBENCH_TEST_FIXTURES) / "models" / name;
+}
+
+nlohmann::json expected(const std::string& name) {
+  std::ifstream in(fixture(name));
+  REQUIRE(in.good());
+  return nlohmann::json::parse(in);
+}
+
+// A tensor written by make_models.py as {"shape": [...], "data": [...]}, as float32.
+torch::Tensor tensor_of(const nlohmann::json& j) {
+  const auto data = j.at("data").get<std::vector<double>>();
+  const auto shape = j.at("shape").get<std::vector<int64_t>>();
+  return torch::tensor(data, torch::kDouble).to(torch::kFloat).reshape(shape);
+}
+
+// Same op sequence as in Python on the same LibTorch; the tolerance only absorbs kernel choices.
+bool close(const torch::Tensor& actual, const torch::Tensor& wanted) {
+  return actual.sizes().vec() == wanted.sizes().vec() &&
+         torch::allclose(actual, wanted, /*rtol=*/1e-5, /*atol=*/1e-6);
+}
+
+std::vector<std::string> names_of(const std::vector<neurobench::NamedTensor>& list) {
+  std::vector<std::string> out;
+  for (const auto& item : list) out.push_back(item.name);
+  return out;
+}
+
+std::vector<int64_t> shape(const torch::Tensor& t) { return t.sizes().vec(); }
+
+torch::Tensor snn_slice(const torch::Tensor& data, int64_t steps) {
+  return data.slice(1, 0, steps);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Names
+
+TEST_CASE("demangled names drop the __torch__ prefix and a mangle before the class name",
+          "[model][names]") {
+  const std::string name = "__torch__.torch.nn.modules.linear.___torch_mangle_3.Linear";
+  CHECK(neurobench::demangled_type_name(name) == "Linear");
+  CHECK(neurobench::demangled_qualified_name(name) == "torch.nn.modules.linear.Linear");
+}
+
+TEST_CASE("demangled names drop a mangle that stands right after __torch__ or last",
+          "[model][names]") {
+  CHECK(neurobench::demangled_type_name("__torch__.___torch_mangle_12.Net") == "Net");
+  CHECK(neurobench::demangled_qualified_name("__torch__.___torch_mangle_12.Net") == "Net");
+  CHECK(neurobench::demangled_type_name("__torch__.a.Foo.___torch_mangle_7") == "Foo");
+  CHECK(neurobench::demangled_qualified_name("__torch__.a.Foo.___torch_mangle_7") == "a.Foo");
+}
+
+TEST_CASE("demangled names drop every mangle, also two in a row", "[model][names]") {
+  const std::string name = "__torch__.a.___torch_mangle_1.___torch_mangle_2.B";
+  CHECK(neurobench::demangled_qualified_name(name) == "a.B");
+  CHECK(neurobench::demangled_type_name(name) == "B");
+  CHECK(neurobench::demangled_qualified_name("__torch__.___torch_mangle_1.b.___torch_mangle_2.C") ==
+        "b.C");
+}
+
+TEST_CASE("demangled names keep names without mangling and look-alike atoms", "[model][names]") {
+  CHECK(neurobench::demangled_type_name("Linear") == "Linear");
+  CHECK(neurobench::demangled_qualified_name("__torch__.SnnMlp") == "SnnMlp");
+  CHECK(neurobench::demangled_qualified_name("torch.nn.modules.linear.Linear") ==
+        "torch.nn.modules.linear.Linear");
+  // Only a whole atom `___torch_mangle_<digits>` is a mangle.
+  CHECK(neurobench::demangled_qualified_name("__torch__.x___torch_mangle_3.Foo") ==
+        "x___torch_mangle_3.Foo");
+  CHECK(neurobench::demangled_qualified_name("__torch__.___torch_mangle_3x.Foo") ==
+        "___torch_mangle_3x.Foo");
+  CHECK(neurobench::demangled_qualified_name("a.__torch__.B") == "a.__torch__.B");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loading
+
+TEST_CASE("a scripted model lists its modules root first with dotted paths and class names",
+          "[model][load]") {
+  const auto json = expected("mlp.json");
+  const TorchScriptModel model(fixture("mlp_scripted.pt"));
+  const auto modules = model.modules();
+  const auto& wanted = json.at("modules");
+  REQUIRE(modules.size() == wanted.size());
+  for (std::size_t i = 0; i < modules.size(); ++i) {
+    INFO("module " << i << " '" << modules[i].path << "'");
+    CHECK(modules[i].path == wanted[i].at("path").get<std::string>());
+    CHECK(modules[i].type_name == wanted[i].at("type").get<std::string>());
+    CHECK(modules[i].qualified_type == wanted[i].at("qualified").get<std::string>());
+    CHECK(names_of(modules[i].parameters) ==
+          wanted[i].at("parameters").get<std::vector<std::string>>());
+    CHECK(names_of(modules[i].buffers) == wanted[i].at("buffers").get<std::vector<std::string>>());
+  }
+  CHECK(modules.front().path.empty());
+  CHECK(modules.front().type_name == "Mlp");
+}
+
+TEST_CASE("a traced model lists the same modules with every instance's mangling removed",
+          "[model][load]") {
+  const auto json = expected("mlp.json");
+  const TorchScriptModel model(fixture("mlp_traced.pt"));
+  // Tracing gives every instance its own class type; those traced after the scripted model
+  // carry a mangle in their TorchScript name.
+  const auto fc1 = model.module().attr("fc1").toModule();
+  REQUIRE_THAT(fc1.type()->name()->qualifiedName(), Catch::Contains("___torch_mangle_"));
+  const auto modules = model.modules();
+  const auto& wanted = json.at("modules");
+  REQUIRE(modules.size() == wanted.size());
+  for (std::size_t i = 0; i < modules.size(); ++i) {
+    INFO("module " << i << " '" << modules[i].path << "'");
+    CHECK(modules[i].path == wanted[i].at("path").get<std::string>());
+    CHECK(modules[i].type_name == wanted[i].at("type").get<std::string>());
+    CHECK(modules[i].qualified_type == wanted[i].at("qualified").get<std::string>());
+  }
+}
+
+TEST_CASE("parameters() and buffers() list every tensor with its dotted name in module order",
+          "[model][load]") {
+  const TorchScriptModel model(fixture("mlp_scripted.pt"));
+  const auto params = model.parameters();
+  CHECK(names_of(params) == std::vector<std::string>{"fc1.weight", "fc1.bias",
+                                                     "block1.seq.0.weight", "block1.seq.0.bias",
+                                                     "block2.seq.0.weight", "block2.seq.0.bias",
+                                                     "head.weight", "head.bias"});
+  const auto fc1 = model.module().attr("fc1").toModule();
+  CHECK(params[0].value.equal(fc1.attr("weight").toTensor()));
+  CHECK(shape(params[7].value) == std::vector<int64_t>{3});
+
+  const auto buffers = model.buffers();
+  REQUIRE(names_of(buffers) == std::vector<std::string>{"block1.scale", "block2.scale"});
+  CHECK(buffers[0].value.item<float>() == 2.0f);
+  CHECK(buffers[1].value.item<float>() == -0.5f);
+}
+
+TEST_CASE("a spiking model's buffers include each neuron's beta, threshold and mem",
+          "[model][load]") {
+  const TorchScriptModel model(fixture("snn_reset.pt"));
+  CHECK(names_of(model.buffers()) ==
+        std::vector<std::string>{"resets", "lif1.beta", "lif1.threshold", "lif1.mem", "lif2.beta",
+                                 "lif2.threshold", "lif2.mem"});
+  const auto json = expected("snn.json");
+  const auto modules = model.modules();
+  REQUIRE(modules.size() == json.at("modules").size());
+  for (std::size_t i = 0; i < modules.size(); ++i) {
+    CHECK(modules[i].path == json.at("modules")[i].at("path").get<std::string>());
+    CHECK(modules[i].type_name == json.at("modules")[i].at("type").get<std::string>());
+  }
+}
+
+TEST_CASE("loading a missing file throws an InputError naming the path", "[model][load]") {
+  const fs::path path = fixture("no_such_model.pt");
+  REQUIRE_THROWS_AS(TorchScriptModel(path), InputError);
+  REQUIRE_THROWS_WITH(TorchScriptModel(path),
+                      Catch::Contains(path.string()) && Catch::Contains("no such model file"));
+}
+
+TEST_CASE("loading a directory throws an InputError naming the path", "[model][load]") {
+  const fs::path path = fixture("");
+  REQUIRE_THROWS_AS(TorchScriptModel(path), InputError);
+  REQUIRE_THROWS_WITH(TorchScriptModel(path), Catch::Contains(path.string()));
+}
+
+TEST_CASE("loading random bytes throws an InputError naming the path", "[model][load]") {
+  const fs::path path = fixture("corrupt_random.pt");
+  REQUIRE_THROWS_AS(TorchScriptModel(path), InputError);
+  REQUIRE_THROWS_WITH(TorchScriptModel(path),
+                      Catch::Contains(path.string()) && Catch::Contains("not a TorchScript model"));
+}
+
+TEST_CASE("loading a zip archive that holds no TorchScript throws an InputError naming the path",
+          "[model][load]") {
+  for (const char* name : {"not_torchscript.zip", "state_dict.pt"}) {
+    const fs::path path = fixture(name);
+    INFO(path);
+    REQUIRE_THROWS_AS(TorchScriptModel(path), InputError);
+    REQUIRE_THROWS_WITH(TorchScriptModel(path), Catch::Contains(path.string()) &&
+                                                    Catch::Contains("not a TorchScript model"));
+  }
+}
+
+TEST_CASE("a model describes itself by its path or by the description it was given",
+          "[model][load]") {
+  const fs::path path = fixture("mlp_scripted.pt");
+  CHECK(TorchScriptModel(path).describe() == path.string());
+  TorchScriptModel wrapped(torch::jit::load(path.string()), {}, "my mlp");
+  CHECK(wrapped.describe() == "my mlp");
+  CHECK_FALSE(wrapped.options().stepwise);
+  CHECK(TorchScriptModel(path, TorchScriptOptions{true}).options().stepwise);
+}
+
+// ---------------------------------------------------------------------------------------------
+// forward()
+
+TEST_CASE("forward of a scripted, a traced and a frozen model equals the Python output",
+          "[model][forward]") {
+  const auto json = expected("mlp.json");
+  const torch::Tensor input = tensor_of(json.at("input"));
+  const torch::Tensor output = tensor_of(json.at("output"));
+  for (const char* name : {"mlp_scripted.pt", "mlp_traced.pt", "mlp_frozen.pt"}) {
+    INFO(name);
+    TorchScriptModel model(fixture(name));
+    CHECK(close(model.forward(input), output));
+  }
+}
+
+TEST_CASE("forward leaves its input unchanged and works after a move", "[model][forward]") {
+  const auto json = expected("mlp.json");
+  const torch::Tensor input = tensor_of(json.at("input"));
+  const torch::Tensor copy = input.clone();
+  TorchScriptModel first(fixture("mlp_scripted.pt"));
+  TorchScriptModel model(std::move(first));
+  CHECK(close(model.forward(input), tensor_of(json.at("output"))));
+  CHECK(input.equal(copy));
+}
+
+TEST_CASE("a model returning a tuple gives its first element", "[model][forward]") {
+  const auto json = expected("tuple_out.json");
+  TorchScriptModel model(fixture("tuple_out.pt"));
+  CHECK(close(model.forward(tensor_of(json.at("input"))), tensor_of(json.at("output"))));
+}
+
+TEST_CASE(
+    "a forward that fails on a wrong-shaped input throws an InputError naming the model "
+    "and the shape",
+    "[model][forward]") {
+  const fs::path path = fixture("mlp_scripted.pt");
+  TorchScriptModel model(path);
+  const torch::Tensor bad = torch::zeros({2, 5});
+  REQUIRE_THROWS_AS(model.forward(bad), InputError);
+  REQUIRE_THROWS_WITH(model.forward(bad), Catch::Contains(path.string()) &&
+                                              Catch::Contains("[2, 5]") &&
+                                              Catch::Contains("forward failed"));
+}
+
+TEST_CASE("a model returning neither a tensor nor a tuple throws an InputError naming the type",
+          "[model][forward]") {
+  TorchScriptModel model(fixture("bad_return.pt"));
+  REQUIRE_THROWS_AS(model.forward(torch::zeros({2, 3})), InputError);
+  REQUIRE_THROWS_WITH(model.forward(torch::zeros({2, 3})),
+                      Catch::Contains("bad_return.pt") && Catch::Contains("Tensor[]"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step-wise
+
+TEST_CASE("a step-wise model with reset() gives Python's spikes as (batch, timesteps, outputs)",
+          "[model][stepwise]") {
+  const auto json = expected("snn.json");
+  TorchScriptModel model(fixture("snn_reset.pt"), TorchScriptOptions{true});
+  const torch::Tensor spikes = model.forward(tensor_of(json.at("data")));
+  CHECK(shape(spikes) == std::vector<int64_t>{3, 6, 2});
+  CHECK(spikes.equal(tensor_of(json.at("spikes"))));
+}
+
+TEST_CASE("a step-wise model without reset() gives the same spikes", "[model][stepwise]") {
+  const auto json = expected("snn.json");
+  TorchScriptModel model(fixture("snn_noreset.pt"), TorchScriptOptions{true});
+  CHECK(model.forward(tensor_of(json.at("data"))).equal(tensor_of(json.at("spikes"))));
+}
+
+TEST_CASE("step-wise state is reset between batches", "[model][stepwise]") {
+  const auto json = expected("snn.json");
+  const torch::Tensor data = tensor_of(json.at("data"));
+  const torch::Tensor spikes = tensor_of(json.at("spikes"));
+  const torch::Tensor data2 = tensor_of(json.at("data2"));
+  const torch::Tensor spikes2 = tensor_of(json.at("spikes2"));
+  for (const char* name : {"snn_reset.pt", "snn_noreset.pt"}) {
+    INFO(name);
+    TorchScriptModel model(fixture(name), TorchScriptOptions{true});
+    CHECK(model.forward(data).equal(spikes));
+    CHECK(model.forward(data).equal(spikes));
+    CHECK(model.forward(data2).equal(spikes2));  // another batch size
+    CHECK(model.forward(data).equal(spikes));
+    // A shorter batch of the same size starts from zero too: its spikes are a prefix.
+    CHECK(model.forward(snn_slice(data, 2)).equal(snn_slice(spikes, 2)));
+  }
+}
+
+TEST_CASE("a step-wise model's reset() is called once per batch", "[model][stepwise]") {
+  const auto json = expected("snn.json");
+  TorchScriptModel model(fixture("snn_reset.pt"), TorchScriptOptions{true});
+  const auto resets = [&] { return model.module().attr("resets").toTensor().item<float>(); };
+  CHECK(resets() == 0.0f);
+  (void)model.forward(tensor_of(json.at("data")));
+  CHECK(resets() == 1.0f);
+  (void)model.forward(tensor_of(json.at("data2")));
+  CHECK(resets() == 2.0f);
+}
+
+TEST_CASE("step-wise data with fewer than 2 dimensions throws an InputError", "[model][stepwise]") {
+  TorchScriptModel model(fixture("snn_reset.pt"), TorchScriptOptions{true});
+  REQUIRE_THROWS_AS(model.forward(torch::zeros({3})), InputError);
+  REQUIRE_THROWS_WITH(model.forward(torch::zeros({3})),
+                      Catch::Contains("snn_reset.pt") &&
+                          Catch::Contains("(batch, timesteps, features...)") &&
+                          Catch::Contains("[3]"));
+}
+
+TEST_CASE("step-wise data without timesteps throws an InputError", "[model][stepwise]") {
+  TorchScriptModel model(fixture("snn_reset.pt"), TorchScriptOptions{true});
+  REQUIRE_THROWS_AS(model.forward(torch::zeros({3, 0, 3})), InputError);
+  REQUIRE_THROWS_WITH(model.forward(torch::zeros({3, 0, 3})),
+                      Catch::Contains("no timesteps") && Catch::Contains("[3, 0, 3]"));
+}
+
+TEST_CASE(
+    "a step-wise model returning neither spikes nor a tuple throws an InputError naming "
+    "the timestep",
+    "[model][stepwise]") {
+  TorchScriptModel model(fixture("bad_return.pt"), TorchScriptOptions{true});
+  const torch::Tensor data = torch::zeros({2, 4, 3});
+  REQUIRE_THROWS_AS(model.forward(data), InputError);
+  REQUIRE_THROWS_WITH(model.forward(data), Catch::Contains("bad_return.pt") &&
+                                               Catch::Contains("timestep 0") &&
+                                               Catch::Contains("Tensor[]"));
+}
+
+TEST_CASE("a step-wise forward that fails names the timestep data and its shape",
+          "[model][stepwise]") {
+  TorchScriptModel model(fixture("snn_noreset.pt"), TorchScriptOptions{true});
+  const torch::Tensor data = torch::zeros({2, 4, 7});  // the network expects 3 features
+  REQUIRE_THROWS_AS(model.forward(data), InputError);
+  REQUIRE_THROWS_WITH(model.forward(data), Catch::Contains("snn_noreset.pt") &&
+                                               Catch::Contains("timestep 0 (data[:, 0])") &&
+                                               Catch::Contains("[2, 7]"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// NeuroBenchModel defaults
+
+namespace {
+
+// A model without hook support: only what a NeuroBenchModel must provide.
+class PlainModel final : public neurobench::NeuroBenchModel {
+ public:
+  torch::Tensor forward(const torch::Tensor& batch) override { return batch * 2; }
+  std::vector<neurobench::ModuleInfo> modules() const override {
+    neurobench::ModuleInfo root{"", "Plain", "Plain", {{"w", torch::ones({2})}}, {}};
+    neurobench::ModuleInfo child{
+        "c", "Child", "x.Child", {{"c.w", torch::ones({3})}}, {{"c.b", torch::zeros({1})}}};
+    return {root, child};
+  }
+  std::string describe() const override { return "plain model"; }
+};
+
+}  // namespace
+
+TEST_CASE("a NeuroBenchModel collects parameters and buffers from its modules",
+          "[model][interface]") {
+  const PlainModel model;
+  CHECK(names_of(model.parameters()) == std::vector<std::string>{"w", "c.w"});
+  CHECK(names_of(model.buffers()) == std::vector<std::string>{"c.b"});
+  CHECK_FALSE(model.is_inlined());
+}
+
+TEST_CASE("a NeuroBenchModel without hook support throws a UsageError naming the model",
+          "[model][interface]") {
+  PlainModel model;
+  const auto where = neurobench::ModuleSelector::by_type({"Linear"});
+  const auto noop = [](const neurobench::ModuleCall&) {};
+  REQUIRE_THROWS_AS(model.register_forward_hook(where, noop), UsageError);
+  REQUIRE_THROWS_WITH(model.register_forward_hook(where, noop),
+                      Catch::Contains("plain model") && Catch::Contains("does not support hooks"));
+  REQUIRE_THROWS_AS(model.register_forward_pre_hook(where, noop), UsageError);
+  REQUIRE_THROWS_AS(model.register_operator_hook({{"aten::linear"}, {}, false},
+                                                 [](const neurobench::OperatorCall&) {}),
+                    UsageError);
+  CHECK_NOTHROW(model.remove_hook(neurobench::HookHandle{1}));
+}
