@@ -20,9 +20,10 @@ std::string shape_string(const torch::Tensor& t) {
 
 const torch::Tensor& tensor_arg(const ConnectionCall& call, std::size_t i, const char* what) {
   if (i >= call.args.size() || !call.args[i].isTensor()) {
-    throw MetricError(fmt::format("SynapticOperations: layer '{}' ({}): argument {} ({}) is not "
-                                  "a tensor",
-                                  call.layer, call.op, i, what));
+    throw MetricError(
+        fmt::format("SynapticOperations: layer '{}' ({}): argument {} ({}) is not "
+                    "a tensor",
+                    call.layer, call.op, i, what));
   }
   return call.args[i].toTensor();
 }
@@ -45,13 +46,33 @@ struct WeightKey {
 };
 
 WeightKey key_of(const torch::Tensor& w) {
-  return {w.unsafeGetTensorImpl(), w.is_inference() ? int64_t{0} : static_cast<int64_t>(w._version())};
+  return {w.unsafeGetTensorImpl(),
+          w.is_inference() ? int64_t{0} : static_cast<int64_t>(w._version())};
+}
+
+// The entry for `key`, added when missing; no string is made for a key already there.
+template <class Map>
+typename Map::mapped_type& find_or_add(Map& map, std::string_view key) {
+  auto it = map.find(key);
+  if (it == map.end()) it = map.emplace(std::string(key), typename Map::mapped_type{}).first;
+  return it->second;
 }
 
 struct Counts {
   int64_t effective = 0;
   int64_t dense = 0;
   bool spiking = false;
+};
+
+// Totals of several calls (the steps of a recurrent layer), each split by its own input.
+struct Tally {
+  int64_t macs = 0;
+  int64_t acs = 0;
+  int64_t dense = 0;
+  void add(const Counts& c) {
+    (c.spiking ? acs : macs) += c.effective;
+    dense += c.dense;
+  }
 };
 
 }  // namespace
@@ -67,7 +88,7 @@ struct SynapticOperations::State {
     WeightKey key;
     std::vector<int64_t> nonzero_per_input;
   };
-  std::unordered_map<std::string, LinearCache> linear;
+  std::map<std::string, LinearCache, std::less<>> linear;
 
   // Conv: a one-output-channel kernel counting, per input channel and kernel position, the
   // non-zero weights that read it; and the dense count per input shape.
@@ -76,22 +97,32 @@ struct SynapticOperations::State {
     torch::Tensor count_kernel;  // (1, in_channels, k...)
     std::map<std::vector<int64_t>, int64_t> dense_by_shape;
   };
-  std::unordered_map<std::string, ConvCache> conv;
+  std::map<std::string, ConvCache, std::less<>> conv;
 
   Counts linear_counts(const ConnectionCall& call);
   Counts conv_counts(const ConnectionCall& call);
   Counts cell_counts(const ConnectionCall& call);
+  Tally layer_counts(const ConnectionCall& call);
 };
 
 namespace {
 
+// One pass over the input: the effective count and whether every value is -1, 0 or 1.
 template <class T>
-int64_t linear_effective(const T* x, int64_t rows, int64_t in, const int64_t* per_input) {
+int64_t linear_effective(const T* x, int64_t rows, int64_t in, const int64_t* per_input,
+                         bool& spiking) {
   int64_t total = 0;
+  bool binary = true;
   for (int64_t r = 0; r < rows; ++r) {
     const T* row = x + r * in;
-    for (int64_t i = 0; i < in; ++i) total += (row[i] != T(0)) ? per_input[i] : 0;
+    for (int64_t i = 0; i < in; ++i) {
+      const T v = row[i];
+      if (v == T(0)) continue;
+      total += per_input[i];
+      binary = binary && (v == T(1) || v == T(-1));
+    }
   }
+  spiking = binary;
   return total;
 }
 
@@ -103,11 +134,12 @@ Counts SynapticOperations::State::linear_counts(const ConnectionCall& call) {
   const torch::Tensor& x = tensor_arg(call, 0, "input");
   const torch::Tensor& w = tensor_arg(call, 1, "weight");
   if (w.dim() != 2 || x.dim() == 0 || x.size(-1) != w.size(1)) {
-    throw MetricError(fmt::format("SynapticOperations: layer '{}': input of shape {} does not fit "
-                                  "a weight of shape {}",
-                                  call.layer, shape_string(x), shape_string(w)));
+    throw MetricError(
+        fmt::format("SynapticOperations: layer '{}': input of shape {} does not fit "
+                    "a weight of shape {}",
+                    call.layer, shape_string(x), shape_string(w)));
   }
-  auto& cache = linear[std::string(call.layer)];
+  auto& cache = find_or_add(linear, call.layer);
   const WeightKey key = key_of(w);
   if (!(cache.key == key) || cache.nonzero_per_input.empty()) {
     const torch::Tensor per_input = (w != 0).sum(0, false, torch::kLong).contiguous();
@@ -119,16 +151,16 @@ Counts SynapticOperations::State::linear_counts(const ConnectionCall& call) {
   const int64_t out = w.size(0);
   const int64_t rows = in == 0 ? 0 : x.numel() / in;
   Counts c;
-  c.spiking = detail::is_spiking(x);
   c.dense = rows * in * out;
   const torch::Tensor xc = x.contiguous();
+  const int64_t* per_input = cache.nonzero_per_input.data();
   if (xc.scalar_type() == torch::kFloat) {
-    c.effective = linear_effective(xc.data_ptr<float>(), rows, in, cache.nonzero_per_input.data());
+    c.effective = linear_effective(xc.data_ptr<float>(), rows, in, per_input, c.spiking);
   } else if (xc.scalar_type() == torch::kDouble) {
-    c.effective = linear_effective(xc.data_ptr<double>(), rows, in, cache.nonzero_per_input.data());
+    c.effective = linear_effective(xc.data_ptr<double>(), rows, in, per_input, c.spiking);
   } else {
-    const torch::Tensor xf = (xc != 0).to(torch::kDouble).contiguous();
-    c.effective = linear_effective(xf.data_ptr<double>(), rows, in, cache.nonzero_per_input.data());
+    const torch::Tensor xd = xc.to(torch::kDouble).contiguous();
+    c.effective = linear_effective(xd.data_ptr<double>(), rows, in, per_input, c.spiking);
   }
   return c;
 }
@@ -148,9 +180,12 @@ torch::Tensor counting_conv(const ConnectionCall& call, const torch::Tensor& inp
   if (padding.isString()) {
     const std::string mode = padding.toStringRef();
     switch (spatial) {
-      case 1: return torch::conv1d(input, kernel, {}, stride, mode, dilation, 1);
-      case 2: return torch::conv2d(input, kernel, {}, stride, mode, dilation, 1);
-      default: return torch::conv3d(input, kernel, {}, stride, mode, dilation, 1);
+      case 1:
+        return torch::conv1d(input, kernel, {}, stride, mode, dilation, 1);
+      case 2:
+        return torch::conv2d(input, kernel, {}, stride, mode, dilation, 1);
+      default:
+        return torch::conv3d(input, kernel, {}, stride, mode, dilation, 1);
     }
   }
   const auto pad = padding.toIntVector();
@@ -160,9 +195,12 @@ torch::Tensor counting_conv(const ConnectionCall& call, const torch::Tensor& inp
                             false, true, true);
   }
   switch (spatial) {
-    case 1: return torch::conv1d(input, kernel, {}, stride, pad, dilation, 1);
-    case 2: return torch::conv2d(input, kernel, {}, stride, pad, dilation, 1);
-    default: return torch::conv3d(input, kernel, {}, stride, pad, dilation, 1);
+    case 1:
+      return torch::conv1d(input, kernel, {}, stride, pad, dilation, 1);
+    case 2:
+      return torch::conv2d(input, kernel, {}, stride, pad, dilation, 1);
+    default:
+      return torch::conv3d(input, kernel, {}, stride, pad, dilation, 1);
   }
 }
 
@@ -175,9 +213,10 @@ Counts SynapticOperations::State::conv_counts(const ConnectionCall& call) {
   const torch::Tensor& x = tensor_arg(call, 0, "input");
   const torch::Tensor& w = tensor_arg(call, 1, "weight");
   if (call.op == "aten::_convolution" && call.args.at(6).toBool()) {
-    throw MetricError(fmt::format("SynapticOperations: layer '{}': transposed convolutions are "
-                                  "not supported",
-                                  call.layer));
+    throw MetricError(
+        fmt::format("SynapticOperations: layer '{}': transposed convolutions are "
+                    "not supported",
+                    call.layer));
   }
   const int64_t groups =
       call.op == "aten::_convolution" ? call.args.at(8).toInt() : call.args.at(6).toInt();
@@ -191,7 +230,7 @@ Counts SynapticOperations::State::conv_counts(const ConnectionCall& call) {
   const int64_t in_channels = in_per_group * groups;
   const int64_t out_per_group = out_channels / groups;
 
-  auto& cache = conv[std::string(call.layer)];
+  auto& cache = find_or_add(conv, call.layer);
   const WeightKey key = key_of(w);
   if (!(cache.key == key) || !cache.count_kernel.defined()) {
     // count_kernel[0, g*in_per_group + j, k] = #{oc in group g : w[oc, j, k] != 0}
@@ -217,10 +256,10 @@ Counts SynapticOperations::State::conv_counts(const ConnectionCall& call) {
   auto found = cache.dense_by_shape.find(shape);
   if (found == cache.dense_by_shape.end()) {
     const torch::Tensor ones_kernel = torch::full_like(cache.count_kernel, out_per_group);
-    const auto dense = static_cast<int64_t>(
-        counting_conv(call, torch::ones_like(binary), ones_kernel, spatial)
-            .sum(torch::kDouble)
-            .item<double>());
+    const auto dense =
+        static_cast<int64_t>(counting_conv(call, torch::ones_like(binary), ones_kernel, spatial)
+                                 .sum(torch::kDouble)
+                                 .item<double>());
     found = cache.dense_by_shape.emplace(shape, dense).first;
   }
   c.dense = found->second;
@@ -232,39 +271,59 @@ namespace {
 torch::Tensor binarised(const torch::Tensor& t) { return (t != 0).to(torch::kDouble); }
 torch::Tensor nonzero_flags(const torch::Tensor& t) { return (t != 0).to(torch::kDouble); }
 
+// A recurrent cell's weights as the count sees them: binarised (effective count) or all ones
+// (dense count), biases as (G*h, 1) columns, zeros when there are none. Built once per cell
+// call, and once per layer and direction for a whole recurrent layer call.
+struct CellOperands {
+  torch::Tensor w_ih;     // (G*h, in)
+  torch::Tensor w_hh;     // (G*h, h)
+  torch::Tensor bias_ih;  // (G*h, 1)
+  torch::Tensor bias_hh;  // (G*h, 1)
+  int64_t hidden = 0;
+};
+
+CellOperands cell_operands(const torch::Tensor& w_ih, const torch::Tensor& w_hh,
+                           const torch::Tensor& b_ih, const torch::Tensor& b_hh, bool total) {
+  const auto as_counted = [total](const torch::Tensor& t) {
+    return total ? torch::ones_like(t, torch::kDouble) : binarised(t);
+  };
+  CellOperands w;
+  w.w_ih = as_counted(w_ih);
+  w.w_hh = as_counted(w_hh);
+  if (b_ih.defined() && b_hh.defined()) {
+    w.bias_ih = as_counted(b_ih).reshape({-1, 1});
+    w.bias_hh = as_counted(b_hh).reshape({-1, 1});
+  } else {
+    w.bias_ih = torch::zeros({w_ih.size(0), 1}, torch::kDouble);
+    w.bias_hh = torch::zeros({w_ih.size(0), 1}, torch::kDouble);
+  }
+  w.hidden = w_hh.size(1);
+  return w;
+}
+
 // The reference's count for one call of a recurrent cell (gates binarised, element-wise products
 // counted where their operands are non-zero), followed literally so the numbers agree:
-// docs/metrics.md lists where it departs from a plain operation count.
+// docs/metrics.md lists where it departs from a plain operation count. `w` must be the operands
+// for the same `total`.
 int64_t cell_count(const std::string_view op, const torch::Tensor& x, const torch::Tensor& h,
-                   const torch::Tensor& c, const torch::Tensor& w_ih, const torch::Tensor& w_hh,
-                   const torch::Tensor& b_ih, const torch::Tensor& b_hh, bool total) {
+                   const torch::Tensor& c, const CellOperands& w, bool total) {
   // Inputs: the input and (RNN, GRU) the hidden state become ones in the dense count; an LSTM's
   // (h, c) pair is only binarised (the reference's nested-tuple handling).
   const bool lstm = op == "aten::lstm_cell";
   const bool gru = op == "aten::gru_cell";
   const torch::Tensor xb = total ? torch::ones_like(x, torch::kDouble) : binarised(x);
-  const torch::Tensor hb =
-      (total && !lstm) ? torch::ones_like(h, torch::kDouble) : binarised(h);
-  const torch::Tensor wih = total ? torch::ones_like(w_ih, torch::kDouble) : binarised(w_ih);
-  const torch::Tensor whh = total ? torch::ones_like(w_hh, torch::kDouble) : binarised(w_hh);
-  const bool has_bias = b_ih.defined() && b_hh.defined();
+  const torch::Tensor hb = (total && !lstm) ? torch::ones_like(h, torch::kDouble) : binarised(h);
   const torch::Tensor x2 = xb.dim() == 1 ? xb.unsqueeze(0) : xb;
   const torch::Tensor h2 = hb.dim() == 1 ? hb.unsqueeze(0) : hb;
 
-  const torch::Tensor out_ih = wih.matmul(x2.t());  // (G*h, B)
-  const torch::Tensor out_hh = whh.matmul(h2.t());
+  const torch::Tensor out_ih = w.w_ih.matmul(x2.t());  // (G*h, B)
+  const torch::Tensor out_hh = w.w_hh.matmul(h2.t());
   double count = 0;
   if (!lstm && !gru) return static_cast<int64_t>((out_ih + out_hh).sum().item<double>());
 
-  torch::Tensor bias_ih, bias_hh;
-  if (has_bias) {
-    bias_ih = (total ? torch::ones_like(b_ih, torch::kDouble) : binarised(b_ih)).unsqueeze(1);
-    bias_hh = (total ? torch::ones_like(b_hh, torch::kDouble) : binarised(b_hh)).unsqueeze(1);
-  } else {
-    bias_ih = torch::zeros({out_ih.size(0), 1}, torch::kDouble);
-    bias_hh = torch::zeros({out_ih.size(0), 1}, torch::kDouble);
-  }
-  const int64_t hidden = w_hh.size(1);
+  const torch::Tensor& bias_ih = w.bias_ih;
+  const torch::Tensor& bias_hh = w.bias_hh;
+  const int64_t hidden = w.hidden;
   const int64_t batch = x2.size(0);
 
   if (lstm) {
@@ -312,8 +371,8 @@ Counts SynapticOperations::State::cell_counts(const ConnectionCall& call) {
   if (hx.isTensorList()) {
     const auto list = hx.toTensorVector();
     if (list.size() != 2) {
-      throw MetricError(fmt::format("SynapticOperations: layer '{}': LSTM state must be (h, c)",
-                                    call.layer));
+      throw MetricError(
+          fmt::format("SynapticOperations: layer '{}': LSTM state must be (h, c)", call.layer));
     }
     h = list[0];
     c = list[1];
@@ -326,9 +385,229 @@ Counts SynapticOperations::State::cell_counts(const ConnectionCall& call) {
   const torch::Tensor b_hh = optional_tensor_arg(call, 5);
   Counts counts;
   counts.spiking = detail::is_spiking(x);  // spec: for a cell, its first input decides
-  counts.effective = cell_count(call.op, x, h, c, w_ih, w_hh, b_ih, b_hh, false);
-  counts.dense = cell_count(call.op, x, h, c, w_ih, w_hh, b_ih, b_hh, true);
+  counts.effective =
+      cell_count(call.op, x, h, c, cell_operands(w_ih, w_hh, b_ih, b_hh, false), false);
+  counts.dense = cell_count(call.op, x, h, c, cell_operands(w_ih, w_hh, b_ih, b_hh, true), true);
   return counts;
+}
+
+namespace {
+
+// The cell operator that performs one step of a recurrent layer operator.
+std::string_view cell_op_of(std::string_view layer_op) {
+  if (layer_op == "aten::lstm") return "aten::lstm_cell";
+  if (layer_op == "aten::gru") return "aten::gru_cell";
+  if (layer_op == "aten::rnn_tanh") return "aten::rnn_tanh_cell";
+  return "aten::rnn_relu_cell";
+}
+
+// One layer and direction of a recurrent layer.
+struct CellWeights {
+  torch::Tensor w_ih, w_hh;
+  c10::optional<torch::Tensor> b_ih, b_hh;  // unset without biases
+};
+
+// One step of the recurrence with the cell operators, in inference mode (dropout between layers
+// is a training-time effect and is not applied). Returns the new (h, c); c stays undefined
+// except for LSTM.
+std::pair<torch::Tensor, torch::Tensor> cell_step(std::string_view cell_op, const torch::Tensor& x,
+                                                  const torch::Tensor& h, const torch::Tensor& c,
+                                                  const CellWeights& w) {
+  if (cell_op == "aten::lstm_cell") {
+    auto [h1, c1] = at::lstm_cell(x, {h, c}, w.w_ih, w.w_hh, w.b_ih, w.b_hh);
+    return {h1, c1};
+  }
+  if (cell_op == "aten::gru_cell") return {at::gru_cell(x, h, w.w_ih, w.w_hh, w.b_ih, w.b_hh), {}};
+  if (cell_op == "aten::rnn_tanh_cell") {
+    return {at::rnn_tanh_cell(x, h, w.w_ih, w.w_hh, w.b_ih, w.b_hh), {}};
+  }
+  return {at::rnn_relu_cell(x, h, w.w_ih, w.w_hh, w.b_ih, w.b_hh), {}};
+}
+
+}  // namespace
+
+// spec: Beyond the reference: RNN/LSTM/GRU layers are counted (docs/recurrent-layers.md). The
+// layer is unrolled into the cell calls it is equivalent to; each step is counted as that cell
+// call would be, with the state that really enters the step.
+Tally SynapticOperations::State::layer_counts(const ConnectionCall& call) {
+  const auto error = [&call](const std::string& what) {
+    return MetricError(fmt::format("SynapticOperations: layer '{}' ({}, {}): {}", call.layer,
+                                   call.type_name, call.op, what));
+  };
+  // input overload: (input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+  //                  batch_first)
+  // data overload (packed sequences): (data, batch_sizes, hx, params, has_biases, num_layers,
+  //                  dropout, train, bidirectional)
+  // The LSTM's hx is a list [h, c], the others' a tensor.
+  if (call.args.size() < 9) {
+    throw error(fmt::format("{} arguments, expected 9", call.args.size()));
+  }
+  const bool lstm = call.op == "aten::lstm";
+  const std::string_view cell_op = cell_op_of(call.op);
+  const bool packed = lstm ? call.args[1].isTensor() : call.args[2].isTensor();
+  const std::size_t p = packed ? 1 : 0;
+
+  const torch::Tensor input = tensor_arg(call, 0, "input");
+  torch::Tensor h0, c0;
+  if (lstm) {
+    const c10::IValue& hx = call.args[1 + p];
+    if (!hx.isTensorList() || hx.toTensorVector().size() != 2) {
+      throw error("the LSTM state is not a pair (h0, c0)");
+    }
+    const auto pair = hx.toTensorVector();
+    h0 = pair[0];
+    c0 = pair[1];
+  } else {
+    h0 = tensor_arg(call, 1 + p, "hx");
+  }
+  if (!call.args[2 + p].isTensorList()) throw error("the weights are not a list of tensors");
+  const std::vector<torch::Tensor> params = call.args[2 + p].toTensorVector();
+  const bool has_biases = call.args[3 + p].toBool();
+  const int64_t num_layers = call.args[4 + p].toInt();
+  const bool bidirectional = call.args[7 + p].toBool();
+  const bool batch_first = !packed && call.args[8].toBool();
+
+  const int64_t dirs = bidirectional ? 2 : 1;
+  if (num_layers < 1) throw error(fmt::format("num_layers is {}, expected at least 1", num_layers));
+  const auto cells = static_cast<std::size_t>(num_layers * dirs);
+  const std::size_t per_cell = has_biases ? 4 : 2;
+  if (params.size() != cells * per_cell) {
+    if (lstm && params.size() == cells * (per_cell + 1)) {
+      throw error("LSTM layers with a projection (proj_size > 0, weight_hr) are not supported");
+    }
+    throw error(fmt::format("{} weight tensors for {} layer(s) x {} direction(s){}, expected {}",
+                            params.size(), num_layers, dirs, has_biases ? " with biases" : "",
+                            cells * per_cell));
+  }
+
+  // The sequence as rows: step t's batch rows follow step t-1's (the packed layout; an unpacked
+  // sequence is the packed one whose batch sizes are all equal).
+  torch::Tensor rows;
+  std::vector<int64_t> batch_sizes;
+  int64_t batch = 0;
+  if (packed) {
+    const torch::Tensor& sizes = tensor_arg(call, 1, "batch_sizes");
+    if (sizes.dim() != 1 || input.dim() != 2) {
+      throw error(
+          fmt::format("packed data of shape {} with batch_sizes of shape {}, expected "
+                      "(rows, features) and (timesteps)",
+                      shape_string(input), shape_string(sizes)));
+    }
+    const torch::Tensor s = sizes.to(torch::kCPU, torch::kLong).contiguous();
+    batch_sizes.assign(s.data_ptr<int64_t>(), s.data_ptr<int64_t>() + s.numel());
+    int64_t sum = 0;
+    for (std::size_t t = 0; t < batch_sizes.size(); ++t) {
+      if (batch_sizes[t] < 1 || (t > 0 && batch_sizes[t] > batch_sizes[t - 1])) {
+        throw error(
+            fmt::format("batch_sizes [{}] of the packed sequence are not positive and "
+                        "non-increasing",
+                        fmt::join(batch_sizes, ", ")));
+      }
+      sum += batch_sizes[t];
+    }
+    if (sum != input.size(0)) {
+      throw error(fmt::format("batch_sizes add up to {} but the packed data has {} rows", sum,
+                              input.size(0)));
+    }
+    batch = batch_sizes.empty() ? 0 : batch_sizes.front();
+    rows = input;
+  } else {
+    const bool unbatched = input.dim() == 2;
+    if (input.dim() != 3 && !unbatched) {
+      throw error(
+          fmt::format("input of shape {}, expected (timesteps, batch, features), (batch, "
+                      "timesteps, features) with batch_first, or (timesteps, features)",
+                      shape_string(input)));
+    }
+    const torch::Tensor time_major =
+        unbatched ? input.unsqueeze(1) : (batch_first ? input.transpose(0, 1) : input);
+    batch = time_major.size(1);
+    batch_sizes.assign(static_cast<std::size_t>(time_major.size(0)), batch);
+    rows = time_major.reshape({time_major.size(0) * batch, time_major.size(2)});
+    if (unbatched && h0.defined() && h0.dim() == 2) h0 = h0.unsqueeze(1);
+    if (unbatched && c0.defined() && c0.dim() == 2) c0 = c0.unsqueeze(1);
+  }
+  rows = rows.contiguous();
+
+  if (params[1].dim() != 2) {
+    throw error(fmt::format("weight_hh_l0 has shape {}, expected (gates x hidden, hidden)",
+                            shape_string(params[1])));
+  }
+  const int64_t hidden = params[1].size(1);
+  const std::vector<int64_t> state_shape = {static_cast<int64_t>(cells), batch, hidden};
+  const auto check_state = [&](torch::Tensor& s, const char* name) {
+    if (!s.defined() || s.numel() == 0) {
+      s = torch::zeros(state_shape, rows.options());
+    } else if (s.sizes() != c10::IntArrayRef(state_shape)) {
+      throw error(fmt::format("{} has shape {}, expected [{}]", name, shape_string(s),
+                              fmt::join(state_shape, ", ")));
+    }
+  };
+  check_state(h0, "h0");
+  if (lstm) check_state(c0, "c0");
+
+  const std::size_t steps = batch_sizes.size();
+  if (steps == 0 || batch == 0) return {};
+  std::vector<int64_t> offsets(steps, 0);
+  for (std::size_t t = 1; t < steps; ++t) offsets[t] = offsets[t - 1] + batch_sizes[t - 1];
+
+  c10::InferenceMode guard;
+  Tally tally;
+  torch::Tensor layer_in = rows;
+  for (int64_t l = 0; l < num_layers; ++l) {
+    std::vector<torch::Tensor> direction_out;
+    for (int64_t d = 0; d < dirs; ++d) {
+      const auto cell = static_cast<std::size_t>(l * dirs + d);
+      const std::size_t base = cell * per_cell;
+      CellWeights w{params[base], params[base + 1], c10::nullopt, c10::nullopt};
+      if (has_biases) {
+        w.b_ih = params[base + 2];
+        w.b_hh = params[base + 3];
+      }
+      if (w.w_ih.dim() != 2 || w.w_ih.size(1) != layer_in.size(1) || w.w_hh.dim() != 2 ||
+          w.w_hh.size(1) != hidden) {
+        throw error(fmt::format(
+            "layer {} direction {}: weights of shapes {} and {} do not fit an "
+            "input of {} features and a hidden size of {}",
+            l, d, shape_string(w.w_ih), shape_string(w.w_hh), layer_in.size(1), hidden));
+      }
+      const torch::Tensor no_bias;
+      const torch::Tensor& b_ih = has_biases ? *w.b_ih : no_bias;
+      const torch::Tensor& b_hh = has_biases ? *w.b_hh : no_bias;
+      const CellOperands effective = cell_operands(w.w_ih, w.w_hh, b_ih, b_hh, false);
+      const CellOperands dense = cell_operands(w.w_ih, w.w_hh, b_ih, b_hh, true);
+
+      torch::Tensor h = h0[static_cast<int64_t>(cell)];
+      torch::Tensor c = lstm ? c0[static_cast<int64_t>(cell)] : torch::Tensor();
+      std::vector<torch::Tensor> out(steps);
+      for (std::size_t k = 0; k < steps; ++k) {
+        const std::size_t t = d == 0 ? k : steps - 1 - k;
+        const int64_t active = batch_sizes[t];
+        // A packed sequence's shorter sequences have ended (forward) or not yet begun (reverse):
+        // only the first `active` rows take part in this step.
+        const torch::Tensor x = layer_in.narrow(0, offsets[t], active);
+        const torch::Tensor h_in = active == batch ? h : h.narrow(0, 0, active);
+        const torch::Tensor c_in = !lstm || active == batch ? c : c.narrow(0, 0, active);
+        Counts counts;
+        counts.spiking = detail::is_spiking(x);  // spec: for a cell, its first input decides
+        counts.effective = cell_count(cell_op, x, h_in, c_in, effective, false);
+        counts.dense = cell_count(cell_op, x, h_in, c_in, dense, true);
+        tally.add(counts);
+
+        auto [h_out, c_out] = cell_step(cell_op, x, h_in, c_in, w);
+        out[t] = h_out;
+        h = active == batch ? h_out : torch::cat({h_out, h.narrow(0, active, batch - active)});
+        if (lstm) {
+          c = active == batch ? c_out : torch::cat({c_out, c.narrow(0, active, batch - active)});
+        }
+      }
+      if (l + 1 < num_layers) direction_out.push_back(torch::cat(out));
+    }
+    if (l + 1 < num_layers) {
+      layer_in = dirs == 1 ? direction_out.front() : torch::cat(direction_out, 1);
+    }
+  }
+  return tally;
 }
 
 SynapticOperations::SynapticOperations() : state_(std::make_unique<State>()) {}
@@ -337,23 +616,28 @@ SynapticOperations::~SynapticOperations() = default;
 void SynapticOperations::reset() { *state_ = State{}; }
 
 void SynapticOperations::on_connection(const ConnectionCall& call) {
-  Counts c;
+  Tally tally;
   const std::string_view op = call.op;
   if (op == "aten::linear") {
-    c = state_->linear_counts(call);
+    tally.add(state_->linear_counts(call));
   } else if (op == "aten::conv1d" || op == "aten::conv2d" || op == "aten::conv3d" ||
              op == "aten::_convolution") {
-    c = state_->conv_counts(call);
+    tally.add(state_->conv_counts(call));
   } else if (op == "aten::rnn_tanh_cell" || op == "aten::rnn_relu_cell" ||
              op == "aten::lstm_cell" || op == "aten::gru_cell") {
-    c = state_->cell_counts(call);
+    tally.add(state_->cell_counts(call));
+  } else if (op == "aten::lstm" || op == "aten::gru" || op == "aten::rnn_tanh" ||
+             op == "aten::rnn_relu") {
+    tally = state_->layer_counts(call);
   } else {
-    throw MetricError(fmt::format("SynapticOperations: layer '{}' ({}): operator {} is not "
-                                  "counted yet",
-                                  call.layer, call.type_name, op));
+    throw MetricError(
+        fmt::format("SynapticOperations: layer '{}' ({}): operator {} is not "
+                    "counted",
+                    call.layer, call.type_name, op));
   }
-  (c.spiking ? state_->acs : state_->macs) += c.effective;
-  state_->dense += c.dense;
+  state_->macs += tally.macs;
+  state_->acs += tally.acs;
+  state_->dense += tally.dense;
 }
 
 void SynapticOperations::update(const WorkloadInput& input) {
