@@ -24,19 +24,19 @@ MetricSet MetricSet::from_names(const std::vector<std::string>& static_names,
     }
   };
   for (const auto& name : static_names) {
-    check_twice(name);
     if (!::neurobench::static_metrics().contains(name) &&
         ::neurobench::workload_metrics().contains(name)) {
       throw UsageError(fmt::format("'{}' is a workload metric, not a static one", name));
     }
+    check_twice(name);
     set.static_metrics.push_back(::neurobench::static_metrics().create(name));
   }
   for (const auto& name : workload_names) {
-    check_twice(name);
     if (!::neurobench::workload_metrics().contains(name) &&
         ::neurobench::static_metrics().contains(name)) {
       throw UsageError(fmt::format("'{}' is a static metric, not a workload one", name));
     }
+    check_twice(name);
     set.workload_metrics.push_back(::neurobench::workload_metrics().create(name));
   }
   return set;
@@ -150,6 +150,12 @@ Results Benchmark::run(const RunOptions& options) {
     failed.emplace(name, text);
   };
 
+  if (!s.metrics.static_metrics.empty() && model.is_inlined()) {
+    results.warnings.push_back(fmt::format(
+        "{} is frozen: its weights are folded into graph constants, so static metrics see no "
+        "parameters or connection layers",
+        model.describe()));
+  }
   // spec: static metrics see the model as it is before the first batch.
   for (const auto& metric : s.metrics.static_metrics) {
     const std::string name = metric->name();
@@ -177,7 +183,8 @@ Results Benchmark::run(const RunOptions& options) {
   detail::LayerProbe probe(
       model, s.layers, workload,
       [&](WorkloadMetric& m, const std::string& message) { record_failure(names[&m], message); });
-  results.warnings = probe.warnings();
+  results.warnings.insert(results.warnings.end(), probe.warnings().begin(),
+                          probe.warnings().end());
 
   const int64_t dataset_size = s.loader.dataset().size();
   Json combined = Json::object();

@@ -59,7 +59,7 @@ struct Results {
 /// auto model = std::make_shared<neurobench::TorchScriptModel>("net.pt");
 /// auto data = std::make_shared<neurobench::TensorDataset>(
 ///     neurobench::TensorDataset::from_npz("test.npz"));
-/// neurobench::Benchmark bench(model, neurobench::DataLoader(data, {.batch_size = 64}), {}, {},
+/// neurobench::Benchmark bench(model, neurobench::DataLoader(data), {}, {},
 ///     neurobench::MetricSet::from_names({"Footprint"}, {"ClassificationAccuracy"}));
 /// neurobench::Results r = bench.run();
 /// ```

@@ -17,6 +17,7 @@ inline constexpr int kExitUsage = 2;
 
 /// The options of `neurobench run`.
 struct RunArgs {
+  std::string config;  ///< Optional JSON config; flags given with it override its values.
   std::string model;
   std::string data;
   int64_t batch_size = 64;
@@ -38,6 +39,8 @@ struct RunArgs {
 
 /// Adds the `run` subcommand, filling `args`.
 CLI::App* add_run_command(CLI::App& app, RunArgs& args);
+/// The options of `run` merged over its config file, if one was given.
+[[nodiscard]] RunArgs resolve_run_args(const CLI::App& run, const RunArgs& command_line);
 /// Runs a benchmark; returns the exit status.
 int run_command(const RunArgs& args);
 /// Prints every registered metric and processor; returns the exit status.

@@ -23,6 +23,11 @@ int main(int argc, char** argv) {
   CLI::App* run = neurobench::cli::add_run_command(app, run_args);
   CLI::App* list = app.add_subcommand("list", "List every registered metric and processor");
 
+  if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "run" &&
+      std::string(argv[1]) != "list") {
+    std::cerr << "error: unknown command '" << argv[1] << "' (commands: run, list; see --help)\n";
+    return neurobench::cli::kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -37,7 +42,9 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (run->parsed()) return neurobench::cli::run_command(run_args);
+    if (run->parsed()) {
+      return neurobench::cli::run_command(neurobench::cli::resolve_run_args(*run, run_args));
+    }
     if (list->parsed()) return neurobench::cli::list_command(std::cout);
   } catch (const neurobench::InputError& e) {
     std::cerr << "error: " << e.what() << "\n";

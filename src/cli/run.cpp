@@ -14,14 +14,18 @@
 #include <neurobench/reporters/results.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/config.hpp"
 
 namespace neurobench::cli {
 
 CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
   CLI::App* run = app.add_subcommand(
       "run", "Run a benchmark: a TorchScript model over an .npz data set, with metrics");
-  run->add_option("--model", a.model, "TorchScript model file (.pt)")->required();
-  run->add_option("--data", a.data, ".npz file with arrays 'data' and 'targets'")->required();
+  run->add_option("config", a.config,
+                  std::string("a benchmark config (JSON) with keys ") + config_keys() +
+                      "; flags given after it override it");
+  run->add_option("--model", a.model, "TorchScript model file (.pt)");
+  run->add_option("--data", a.data, ".npz file with arrays 'data' and 'targets'");
   run->add_option("--batch-size", a.batch_size, "samples per batch; the last may be smaller")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
@@ -65,6 +69,35 @@ void check_names(const RunArgs& a) {
   }
 }
 }  // namespace
+
+RunArgs resolve_run_args(const CLI::App& run, const RunArgs& cli) {
+  RunArgs merged;
+  if (!cli.config.empty()) load_config(cli.config, merged);
+  // Flags given on the command line win over the config.
+  const auto given = [&](const char* name) { return run.get_option(name)->count() > 0; };
+  if (given("--model")) merged.model = cli.model;
+  if (given("--data")) merged.data = cli.data;
+  if (given("--batch-size")) merged.batch_size = cli.batch_size;
+  if (given("--static")) merged.static_metrics = cli.static_metrics;
+  if (given("--workload")) merged.workload_metrics = cli.workload_metrics;
+  if (given("--pre")) merged.pre = cli.pre;
+  if (given("--post")) merged.post = cli.post;
+  if (given("--stepwise")) merged.stepwise = cli.stepwise;
+  if (given("--activation-modules")) merged.activation_modules = cli.activation_modules;
+  if (given("--connection-modules")) merged.connection_modules = cli.connection_modules;
+  if (given("--json")) merged.json_out = cli.json_out;
+  if (given("--csv")) merged.csv_out = cli.csv_out;
+  if (given("--text")) merged.text_out = cli.text_out;
+  if (given("--shuffle-seed")) merged.shuffle_seed = cli.shuffle_seed;
+  if (given("--threads")) merged.threads = cli.threads;
+  if (given("--quiet")) merged.quiet = cli.quiet;
+  if (given("--verbose")) merged.verbose = cli.verbose;
+  merged.config = cli.config;
+  const std::string where = cli.config.empty() ? "" : " (on the command line or in the config)";
+  if (merged.model.empty()) throw UsageError("--model is required" + where);
+  if (merged.data.empty()) throw UsageError("--data is required" + where);
+  return merged;
+}
 
 int run_command(const RunArgs& a) {
   check_names(a);

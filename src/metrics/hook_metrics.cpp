@@ -6,9 +6,25 @@
 
 #include "metrics/counting.hpp"
 
+namespace neurobench {
+
+int64_t ActivationCall::nonzeros() const {
+  if (nonzeros_cache < 0) nonzeros_cache = detail::count_nonzero(output);
+  return nonzeros_cache;
+}
+
+}  // namespace neurobench
+
 namespace neurobench::metrics {
 
 namespace {
+template <class Map>
+typename Map::mapped_type& find_or_add(Map& map, std::string_view key) {
+  auto it = map.find(key);
+  if (it == map.end()) it = map.emplace(std::string(key), typename Map::mapped_type{}).first;
+  return it->second;
+}
+
 void require_layer(const char* metric, const ActivationCall& call) {
   if (!call.layer_error.empty()) throw MetricError(fmt::format("{}: {}", metric, call.layer_error));
 }
@@ -22,7 +38,7 @@ void ActivationSparsity::begin_batch() {
 
 void ActivationSparsity::on_activation(const ActivationCall& call) {
   elements_ += call.output.numel();
-  nonzeros_ += detail::count_nonzero(call.output);
+  nonzeros_ += call.nonzeros();
 }
 
 Json ActivationSparsity::operator()(const WorkloadInput& /*input*/) {
@@ -43,7 +59,7 @@ void ActivationSparsityByLayer::on_activation(const ActivationCall& call) {
     it = layers_.emplace(std::string(call.layer), Counts{}).first;
   }
   it->second.elements += call.output.numel();
-  it->second.nonzeros += detail::count_nonzero(call.output);
+  it->second.nonzeros += call.nonzeros();
 }
 
 void ActivationSparsityByLayer::update(const WorkloadInput& /*input*/) {}
@@ -72,7 +88,7 @@ void MembraneUpdates::begin_batch() { calls_in_batch_.clear(); }
 void MembraneUpdates::on_activation(const ActivationCall& call) {
   if (!call.spiking) return;
   require_layer("MembraneUpdates", call);
-  int64_t& calls = calls_in_batch_[std::string(call.layer)];
+  int64_t& calls = find_or_add(calls_in_batch_, call.layer);
   if (calls == 0 || call.mem_before == nullptr) {
     updates_ += call.mem_after->numel();
   } else {
@@ -113,29 +129,31 @@ int neuron_update_cost(std::string_view type_name, std::string_view reset) {
 }
 
 void NeuronOperations::reset() {
-  calls_in_batch_.clear();
+  layers_in_batch_.clear();
   effective_ = 0;
   dense_ = 0;
   samples_ = 0;
 }
 
-void NeuronOperations::begin_batch() { calls_in_batch_.clear(); }
+void NeuronOperations::begin_batch() { layers_in_batch_.clear(); }
 
 void NeuronOperations::on_activation(const ActivationCall& call) {
   if (!call.spiking) return;  // the reference fails on non-spiking layers; they cost nothing here
   require_layer("NeuronOperations", call);
   const int cost = neuron_update_cost(call.type_name, call.reset_mechanism);
-  int64_t& first_numel = calls_in_batch_[std::string(call.layer)];
+  LayerBatch& layer = find_or_add(layers_in_batch_, call.layer);
   int64_t updates = 0;
-  if (first_numel == 0 || call.mem_before == nullptr) {
+  if (layer.calls++ == 0) {
+    layer.first_numel = call.mem_after->numel();
+    updates = layer.first_numel;
+  } else if (call.mem_before == nullptr) {
     updates = call.mem_after->numel();
-    if (first_numel == 0) first_numel = call.mem_after->numel();
   } else {
     updates = detail::count_changed(*call.mem_before, *call.mem_after);
   }
   effective_ += static_cast<double>(updates * cost);
   // dense: numel(post_0) * calls * cost, added call by call
-  dense_ += static_cast<double>(first_numel * cost);
+  dense_ += static_cast<double>(layer.first_numel * cost);
 }
 
 void NeuronOperations::update(const WorkloadInput& input) { samples_ += input.batch.size(); }

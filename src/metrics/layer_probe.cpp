@@ -129,7 +129,14 @@ LayerProbe::LayerProbe(NeuroBenchModel& model, const LayerSetup& setup,
         for (const auto& [path, value] : mem_before_) {
           if (path == call.module.path) before = &value;
         }
-        const std::string reset = spiking ? reset_mechanism_of(call.object) : std::string();
+        std::string_view reset;
+        if (spiking) {  // read once per layer: it does not change during a run
+          auto it = reset_mechanisms_.find(call.module.path);
+          if (it == reset_mechanisms_.end()) {
+            it = reset_mechanisms_.emplace(call.module.path, reset_mechanism_of(call.object)).first;
+          }
+          reset = it->second;
+        }
         std::string error;
         if (spiking && !mem_after.defined()) {
           error = fmt::format("spiking layer '{}' ({}) has no tensor attribute 'mem'",

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,7 @@ class LayerProbe {
   std::vector<HookHandle> handles_;
   std::vector<std::string> warnings_;
   std::vector<std::pair<std::string, torch::Tensor>> mem_before_;  // by layer path
+  std::map<std::string, std::string, std::less<>> reset_mechanisms_;  // by layer path
 };
 
 /// Operators of connection layers, as TorchScript graphs call them.

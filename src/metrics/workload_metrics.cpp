@@ -24,6 +24,12 @@ void check_shapes(const char* metric, const WorkloadInput& in) {
   }
 }
 
+// Integer predictions and targets (class indices) are compared in float32, so that MSE and
+// SMAPE of them are defined; floating-point tensors keep their dtype (the reference's numbers).
+torch::Tensor as_real(const torch::Tensor& t) {
+  return at::isFloatingType(t.scalar_type()) ? t : t.to(torch::kFloat);
+}
+
 }  // namespace
 
 // spec: Workload metrics, ClassificationAccuracy (float32 mean, as the reference)
@@ -35,14 +41,14 @@ Json ClassificationAccuracy::operator()(const WorkloadInput& in) {
 // spec: Workload metrics, MSE
 Json MSE::operator()(const WorkloadInput& in) {
   check_shapes("MSE", in);
-  return (in.preds - in.batch.targets).pow(2).mean().item<double>();
+  return (as_real(in.preds) - as_real(in.batch.targets)).pow(2).mean().item<double>();
 }
 
 // spec: Workload metrics, SMAPE; NaN is replaced after the mean, as the reference does.
 Json SMAPE::operator()(const WorkloadInput& in) {
   check_shapes("SMAPE", in);
-  const auto& p = in.preds;
-  const auto& t = in.batch.targets;
+  const auto p = as_real(in.preds);
+  const auto t = as_real(in.batch.targets);
   const double value =
       (200 * ((p - t).abs() / (p.abs() + t.abs())).mean()).item<double>();
   return std::isnan(value) ? 200.0 : value;

@@ -22,7 +22,9 @@ struct LoaderOptions {
 /// Splits a dataset into batches, in order (the default) or shuffled with a fixed seed.
 ///
 /// ```cpp
-/// neurobench::DataLoader loader(dataset, {.batch_size = 32});
+/// neurobench::LoaderOptions options;
+/// options.batch_size = 32;
+/// neurobench::DataLoader loader(dataset, options);
 /// for (std::size_t b = 0; b < loader.num_batches(); ++b) use(loader.batch(b));
 /// ```
 class DataLoader {

@@ -145,7 +145,11 @@ class NeuronOperations final : public AccumulatedMetric {
   void on_activation(const ActivationCall& call) override;
 
  private:
-  std::map<std::string, int64_t, std::less<>> calls_in_batch_;
+  struct LayerBatch {
+    int64_t calls = 0;        // calls of the layer in this batch
+    int64_t first_numel = 0;  // numel of its mem after the first call
+  };
+  std::map<std::string, LayerBatch, std::less<>> layers_in_batch_;
   double effective_ = 0;
   double dense_ = 0;
   int64_t samples_ = 0;

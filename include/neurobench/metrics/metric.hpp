@@ -53,6 +53,10 @@ struct ActivationCall {
   std::string_view reset_mechanism;  ///< Spiking layers: `subtract`, `zero` or `none` if known.
   std::string_view layer_error;      ///< Non-empty when the probe could not read this layer
                                      ///< (e.g. a spiking layer without `mem`): the reason.
+
+  /// Number of non-zero elements of `output`, counted once however many metrics ask.
+  [[nodiscard]] int64_t nonzeros() const;
+  mutable int64_t nonzeros_cache = -1;  ///< Internal to nonzeros(): -1 until counted.
 };
 
 /// One call of a connection layer's operator, as hook-based metrics see it.

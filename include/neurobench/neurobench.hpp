@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+// Umbrella header: every public header of neurobench-cpp.
+#pragma once
+
+#include <neurobench/benchmark.hpp>
+#include <neurobench/data/dataloader.hpp>
+#include <neurobench/data/dataset.hpp>
+#include <neurobench/data/npz.hpp>
+#include <neurobench/environment.hpp>
+#include <neurobench/errors.hpp>
+#include <neurobench/fwd.hpp>
+#include <neurobench/metrics/builtin.hpp>
+#include <neurobench/metrics/metric.hpp>
+#include <neurobench/model/hooks.hpp>
+#include <neurobench/model/model.hpp>
+#include <neurobench/processors/processors.hpp>
+#include <neurobench/registry.hpp>
+#include <neurobench/reporters/results.hpp>

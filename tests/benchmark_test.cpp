@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <neurobench/benchmark.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <neurobench/errors.hpp>
+#include <neurobench/metrics/builtin.hpp>
+#include <neurobench/model/model.hpp>
+
+#include "support.hpp"
+
+using neurobench::Benchmark;
+using neurobench::DataLoader;
+using neurobench::MetricSet;
+using neurobench::TensorDataset;
+using neurobench::TorchScriptModel;
+
+namespace {
+
+std::shared_ptr<TensorDataset> load(const std::string& name) {
+  return std::make_shared<TensorDataset>(
+      TensorDataset::from_npz(neurobench::test::fixture("core/" + name)));
+}
+
+DataLoader loader(std::shared_ptr<TensorDataset> ds, int64_t batch_size) {
+  neurobench::LoaderOptions o;
+  o.batch_size = batch_size;
+  return DataLoader(std::move(ds), o);
+}
+
+neurobench::RunOptions quiet() {
+  neurobench::RunOptions o;
+  o.quiet = true;
+  return o;
+}
+
+// A plain metric whose per-batch value is the batch's first target, to check the weighting.
+class FirstTarget final : public neurobench::WorkloadMetric {
+ public:
+  neurobench::Json operator()(const neurobench::WorkloadInput& in) override {
+    return in.batch.targets[0].item<double>();
+  }
+};
+
+class Exploding final : public neurobench::WorkloadMetric {
+ public:
+  neurobench::Json operator()(const neurobench::WorkloadInput&) override {
+    throw std::runtime_error("boom");
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a benchmark reports static then workload metrics in the order asked",
+          "[benchmark]") {
+  auto model = std::make_shared<TorchScriptModel>(neurobench::test::fixture("core/classifier.pt"));
+  Benchmark bench(model, loader(load("classifier.npz"), 4), {}, {},
+                  MetricSet::from_names({"ParameterCount", "Footprint"},
+                                        {"ClassificationAccuracy", "SynapticOperations"}));
+  const auto r = bench.run(quiet());
+  REQUIRE(r.ok());
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : r.values.items()) keys.push_back(k);
+  REQUIRE(keys == std::vector<std::string>{"ParameterCount", "Footprint",
+                                           "ClassificationAccuracy", "SynapticOperations"});
+  REQUIRE(r.values["ParameterCount"].get<int64_t>() == 4 * 8 + 8 + 8 * 3 + 3);
+  REQUIRE(r.values["ClassificationAccuracy"].get<double>() == Approx(0.7).epsilon(1e-6));
+  // Dense MACs per sample: 4*8 + 8*3
+  REQUIRE(r.values["SynapticOperations"]["Dense"].get<double>() == 56.0);
+  REQUIRE(r.samples == 10);
+  REQUIRE(r.batches == 3);
+}
+
+TEST_CASE("plain workload metrics are weighted by batch size", "[benchmark]") {
+  auto ds = std::make_shared<TensorDataset>(torch::zeros({5, 1}),
+                                            torch::tensor({1.0, 1.0, 1.0, 4.0, 4.0}));
+  auto model = std::make_shared<TorchScriptModel>(neurobench::test::fixture("core/regressor.pt"));
+  // Model input is (5, 1) but the regressor wants 3 features: use a pre-processor to pad.
+  const auto r = [&] {
+    std::vector<std::unique_ptr<neurobench::PreProcessor>> pre;
+    pre.push_back(neurobench::make_pre_processor([](const neurobench::Batch& b) {
+      neurobench::Batch out = b;
+      out.data = b.data.expand({b.data.size(0), 3}).contiguous();
+      return out;
+    }));
+    neurobench::MetricSet m;
+    m.workload_metrics.push_back(std::make_unique<FirstTarget>());
+    return Benchmark(model, loader(ds, 3), std::move(pre), {}, std::move(m)).run(quiet());
+  }();
+  // batches: [1,1,1] -> 1 (weight 3/5), [4,4] -> 4 (weight 2/5)
+  REQUIRE(r.values["FirstTarget"].get<double>() == Approx(1.0 * 3 / 5 + 4.0 * 2 / 5));
+}
+
+TEST_CASE("a failing metric is reported by name and the others still complete",
+          "[benchmark]") {
+  auto model = std::make_shared<TorchScriptModel>(neurobench::test::fixture("core/classifier.pt"));
+  neurobench::MetricSet metrics = MetricSet::from_names({"Footprint"}, {"ClassificationAccuracy"});
+  metrics.workload_metrics.insert(metrics.workload_metrics.begin(), std::make_unique<Exploding>());
+  Benchmark bench(model, loader(load("classifier.npz"), 4), {}, {}, std::move(metrics));
+  const auto r = bench.run(quiet());
+  REQUIRE_FALSE(r.ok());
+  REQUIRE(r.failures.size() == 1);
+  REQUIRE(r.failures[0].metric == "Exploding");
+  REQUIRE_THAT(r.failures[0].message, Catch::Contains("boom"));
+  REQUIRE(r.values["Exploding"].is_null());
+  REQUIRE(r.values["ClassificationAccuracy"].get<double>() == Approx(0.7).epsilon(1e-6));
+}
+
+TEST_CASE("a spiking layer with no known neuron cost fails NeuronOperations only",
+          "[benchmark]") {
+  neurobench::TorchScriptOptions opts;
+  opts.stepwise = true;
+  auto model =
+      std::make_shared<TorchScriptModel>(neurobench::test::fixture("core/rleaky_snn.pt"), opts);
+  auto layers = Benchmark::default_layers();
+  Benchmark bench(model, loader(load("rleaky_snn.npz"), 4), {}, {},
+                  MetricSet::from_names({}, {"NeuronOperations", "MembraneUpdates"}), layers);
+  const auto r = bench.run(quiet());
+  REQUIRE(r.failures.size() == 1);
+  REQUIRE(r.failures[0].metric == "NeuronOperations");
+  REQUIRE_THAT(r.failures[0].message, Catch::Contains("RLeaky"));
+  REQUIRE(r.values["MembraneUpdates"].get<double>() > 0);
+}
+
+TEST_CASE("a model without activation layers gets a warning, and the metric reports 0",
+          "[benchmark]") {
+  auto model = std::make_shared<TorchScriptModel>(neurobench::test::fixture("core/regressor.pt"));
+  Benchmark bench(model, loader(load("regressor.npz"), 4), {}, {},
+                  MetricSet::from_names({}, {"ActivationSparsity"}));
+  const auto r = bench.run(quiet());
+  REQUIRE(r.ok());
+  REQUIRE(r.values["ActivationSparsity"].get<double>() == 0.0);
+  REQUIRE(r.warnings.size() == 1);
+  REQUIRE_THAT(r.warnings[0], Catch::Contains("no activation layers") && Catch::Contains("ReLU"));
+}
+
+TEST_CASE("predictions that do not match the targets abort the run with an InputError",
+          "[benchmark]") {
+  auto model = std::make_shared<TorchScriptModel>(neurobench::test::fixture("core/classifier.pt"));
+  Benchmark bench(model, loader(load("wrong_targets_shape.npz"), 4), {}, {},
+                  MetricSet::from_names({}, {"ClassificationAccuracy"}));
+  REQUIRE_THROWS_AS(bench.run(quiet()), neurobench::InputError);
+  REQUIRE_THROWS_WITH(bench.run(quiet()), Catch::Contains("[4]") && Catch::Contains("[4, 2]"));
+}
+
+TEST_CASE("a model that fails on the data is an InputError naming the model and shape",
+          "[benchmark]") {
+  auto model = std::make_shared<TorchScriptModel>(neurobench::test::fixture("core/classifier.pt"));
+  Benchmark bench(model, loader(load("wrong_features.npz"), 4), {}, {},
+                  MetricSet::from_names({}, {"ClassificationAccuracy"}));
+  REQUIRE_THROWS_AS(bench.run(quiet()), neurobench::InputError);
+  REQUIRE_THROWS_WITH(bench.run(quiet()),
+                      Catch::Contains("classifier.pt") && Catch::Contains("[4, 5]"));
+}
+
+TEST_CASE("metric lists reject unknown, duplicate and misplaced names", "[benchmark]") {
+  REQUIRE_THROWS_AS(MetricSet::from_names({}, {"Acuracy"}), neurobench::UsageError);
+  REQUIRE_THROWS_WITH(MetricSet::from_names({"Footprint"}, {"footprint"}),
+                      Catch::Contains("static metric"));
+  REQUIRE_THROWS_WITH(MetricSet::from_names({"MSE", "mse"}, {}),
+                      Catch::Contains("workload metric"));
+  REQUIRE_THROWS_WITH(MetricSet::from_names({}, {"MSE", "mse"}), Catch::Contains("twice"));
+}
+
+TEST_CASE("running a benchmark twice gives the same results", "[benchmark]") {
+  neurobench::TorchScriptOptions opts;
+  opts.stepwise = true;
+  auto model =
+      std::make_shared<TorchScriptModel>(neurobench::test::fixture("core/rleaky_snn.pt"), opts);
+  Benchmark bench(model, loader(load("rleaky_snn.npz"), 4), {}, {},
+                  MetricSet::from_names({"Footprint"}, {"MembraneUpdates", "SynapticOperations",
+                                                        "ActivationSparsityByLayer"}));
+  const auto a = bench.run(quiet());
+  const auto b = bench.run(quiet());
+  REQUIRE(a.values == b.values);
+}

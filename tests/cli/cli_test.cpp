@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "support.hpp"
+
+using neurobench::test::fixture;
+using neurobench::test::q;
+using neurobench::test::run_cli;
+
+namespace {
+std::string classifier_args() {
+  return "run --model " + q(fixture("core/classifier.pt")) + " --data " +
+         q(fixture("core/classifier.npz")) + " --batch-size 4 --quiet";
+}
+}  // namespace
+
+TEST_CASE("neurobench run prints a table and writes the JSON results", "[cli]") {
+  neurobench::test::TempDir dir;
+  const auto json = dir / "out.json";
+  const auto csv = dir / "out.csv";
+  const auto r = run_cli(classifier_args() +
+                         " --static Footprint,parameter_count --workload ClassificationAccuracy "
+                         "--json " + q(json) + " --csv " + q(csv));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  REQUIRE_THAT(r.out, Catch::Contains("ClassificationAccuracy") && Catch::Contains("0.7"));
+  const auto values = nlohmann::ordered_json::parse(neurobench::test::read_file(json));
+  REQUIRE(values.begin().key() == "Footprint");
+  REQUIRE(values["ParameterCount"].get<int64_t>() == 67);
+  REQUIRE(values["ClassificationAccuracy"].get<double>() == Approx(0.7).epsilon(1e-6));
+  REQUIRE_THAT(neurobench::test::read_file(csv),
+               Catch::StartsWith("Footprint,ParameterCount,ClassificationAccuracy\n"));
+}
+
+TEST_CASE("neurobench list shows every metric and processor", "[cli]") {
+  const auto r = run_cli("list");
+  REQUIRE(r.status == 0);
+  for (const char* name : {"Footprint", "ConnectionSparsity", "SynapticOperations",
+                           "MembraneUpdates", "ChooseMaxCount", "Aggregate"}) {
+    REQUIRE_THAT(r.out, Catch::Contains(name));
+  }
+}
+
+TEST_CASE("every command has --help", "[cli]") {
+  for (const char* cmd : {"--help", "run --help", "list --help"}) {
+    const auto r = run_cli(cmd);
+    INFO(cmd);
+    REQUIRE(r.status == 0);
+    REQUIRE_THAT(r.out, Catch::Contains("Usage") || Catch::Contains("usage"));
+  }
+}
+
+TEST_CASE("bad input exits 2 with one clear message and writes no results file", "[cli]") {
+  neurobench::test::TempDir dir;
+  const auto json = dir / "out.json";
+  struct Case {
+    std::string args;
+    std::string says;
+  };
+  const std::string model = q(fixture("core/classifier.pt"));
+  const std::vector<Case> cases = {
+      {"run --model " + q(dir / "missing.pt") + " --data " + q(fixture("core/classifier.npz")) +
+           " --workload MSE",
+       "missing.pt"},
+      {"run --model " + q(fixture("core/not_a_model.pt")) + " --data " +
+           q(fixture("core/classifier.npz")) + " --workload MSE",
+       "not_a_model.pt"},
+      {"run --model " + model + " --data " + q(fixture("core/no_targets.npz")) +
+           " --workload MSE",
+       "'targets'"},
+      {"run --model " + model + " --data " + q(fixture("core/mismatch.npz")) + " --workload MSE",
+       "7"},
+      {"run --model " + model + " --data " + q(fixture("core/empty.npz")) + " --workload MSE",
+       "empty"},
+      {"run --model " + model + " --data " + q(fixture("core/wrong_targets_shape.npz")) +
+           " --workload ClassificationAccuracy",
+       "[4, 2]"},
+      {"run --model " + model + " --data " + q(fixture("core/classifier.npz")) +
+           " --workload Acuracy",
+       "Acuracy"},
+      {"run --model " + model + " --data " + q(fixture("core/classifier.npz")) +
+           " --post Argmax --workload MSE",
+       "Argmax"},
+      {"run --model " + model + " --data " + q(fixture("core/classifier.npz")), "no metrics"},
+      {"run --model " + model + " --data " + q(fixture("core/classifier.npz")) +
+           " --batch-size 0 --workload MSE",
+       "batch-size"},
+      {"run --data x.npz --workload MSE", "--model"},
+      {"frobnicate", "frobnicate"},
+  };
+  for (const auto& c : cases) {
+    const auto r = run_cli(c.args + " --json " + q(json) + " --batch-size 4");
+    INFO(c.args << "\nstderr: " << r.err);
+    REQUIRE(r.status == 2);
+    REQUIRE_THAT(r.err, Catch::Contains(c.says));
+    REQUIRE_FALSE(std::filesystem::exists(json));
+  }
+}
+
+TEST_CASE("a failed metric exits 1, reports its name, and the others are still written",
+          "[cli]") {
+  neurobench::test::TempDir dir;
+  const auto json = dir / "out.json";
+  const auto r = run_cli("run --model " + q(fixture("core/rleaky_snn.pt")) + " --data " +
+                         q(fixture("core/rleaky_snn.npz")) +
+                         " --stepwise --workload NeuronOperations,MembraneUpdates --quiet --json " +
+                         q(json));
+  INFO(r.err);
+  REQUIRE(r.status == 1);
+  REQUIRE_THAT(r.err, Catch::Contains("NeuronOperations") && Catch::Contains("RLeaky"));
+  const auto values = nlohmann::json::parse(neurobench::test::read_file(json));
+  REQUIRE(values["NeuronOperations"].is_null());
+  REQUIRE(values["MembraneUpdates"].get<double>() > 0);
+}

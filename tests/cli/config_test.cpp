@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// `neurobench run CONFIG.json`: a benchmark described in a file, flags overriding it.
+#include <fstream>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "support.hpp"
+
+using neurobench::test::fixture;
+using neurobench::test::q;
+using neurobench::test::run_cli;
+
+namespace {
+void write(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+std::string classifier_config(const std::string& extra = "") {
+  return R"({
+    "_comment": "keys starting with _ are ignored",
+    "model": ")" + fixture("core/classifier.pt").string() + R"(",
+    "data": ")" + fixture("core/classifier.npz").string() + R"(",
+    "batch_size": 4,
+    "static": ["Footprint"],
+    "workload": ["ClassificationAccuracy"],
+    "quiet": true,
+    "outputs": {"json": "results.json"})" + extra + "\n}";
+}
+}  // namespace
+
+TEST_CASE("a config file describes a whole run; outputs are relative to it", "[cli][config]") {
+  neurobench::test::TempDir dir;
+  write(dir / "bench.json", classifier_config());
+  const auto r = run_cli("run " + q(dir / "bench.json"));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto values = nlohmann::json::parse(neurobench::test::read_file(dir / "results.json"));
+  REQUIRE(values["ClassificationAccuracy"].get<double>() == Approx(0.7).epsilon(1e-6));
+  REQUIRE(values.contains("Footprint"));
+}
+
+TEST_CASE("flags after the config override it", "[cli][config]") {
+  neurobench::test::TempDir dir;
+  write(dir / "bench.json", classifier_config());
+  const auto r = run_cli("run " + q(dir / "bench.json") + " --workload MSE --json " +
+                         q(dir / "other.json"));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  REQUIRE_FALSE(std::filesystem::exists(dir / "results.json"));
+  const auto values = nlohmann::json::parse(neurobench::test::read_file(dir / "other.json"));
+  REQUIRE(values.contains("MSE"));
+  REQUIRE_FALSE(values.contains("ClassificationAccuracy"));
+}
+
+TEST_CASE("config errors name the file and the key and exit 2", "[cli][config]") {
+  neurobench::test::TempDir dir;
+  struct Case {
+    std::string text;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {classifier_config(R"(, "batchsize": 3)"), "'batchsize'"},
+      {classifier_config(R"(, "batch_size": "4")"), "'batch_size' must be a positive integer"},
+      {classifier_config(R"(, "stepwise": 1)"), "'stepwise' must be true or false"},
+      {classifier_config(R"(, "workload": "MSE")"), "'workload' must be a list of names"},
+      {R"({"model": "m.pt", "outputs": {"xml": "a.xml"}})", "'outputs.xml'"},
+      {R"({"data": "d.npz"})", "--model is required"},
+      {"[1, 2]", "must be a JSON object"},
+      {"{not json", "not valid JSON"},
+  };
+  for (const auto& c : cases) {
+    write(dir / "bad.json", c.text);
+    const auto r = run_cli("run " + q(dir / "bad.json"));
+    INFO(c.text << "\nstderr: " << r.err);
+    REQUIRE(r.status == 2);
+    REQUIRE_THAT(r.err, Catch::Contains(c.says));
+    if (c.says.rfind("--model", 0) != 0) REQUIRE_THAT(r.err, Catch::Contains("bad.json"));
+  }
+  const auto missing = run_cli("run " + q(dir / "missing.json"));
+  REQUIRE(missing.status == 2);
+  REQUIRE_THAT(missing.err, Catch::Contains("missing.json"));
+}

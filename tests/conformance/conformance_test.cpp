@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+// The shared conformance cases (numbers computed by the Python NeuroBench) through the C++ API.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <neurobench/benchmark.hpp>
+#include <neurobench/model/model.hpp>
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+namespace {
+
+// check.sh's rule: integers exactly, floats within relative 1e-5 or absolute 1e-7.
+void compare(const Json& expected, const Json& actual, const std::string& path, bool by_layer) {
+  INFO(path);
+  if (expected.is_object()) {
+    REQUIRE(actual.is_object());
+    if (by_layer) {  // layers matched by the last dotted component of their name
+      REQUIRE(actual.size() == expected.size());
+      for (const auto& [key, value] : actual.items()) {
+        const std::string last = key.substr(key.rfind('.') == std::string::npos ? 0 : key.rfind('.') + 1);
+        INFO("layer " << key);
+        REQUIRE(expected.contains(last));
+        compare(expected[last], value, path + "." + key, false);
+      }
+      return;
+    }
+    for (const auto& [key, value] : expected.items()) {
+      INFO("key " << key);
+      REQUIRE(actual.contains(key));
+      compare(value, actual[key], path + "." + key, key == "ActivationSparsityByLayer");
+    }
+    return;
+  }
+  REQUIRE(actual.is_number());
+  if (expected.is_number_integer()) {
+    REQUIRE(actual.is_number_integer());
+    REQUIRE(actual.get<int64_t>() == expected.get<int64_t>());
+    return;
+  }
+  const double e = expected.get<double>();
+  const double a = actual.get<double>();
+  REQUIRE(std::isfinite(a));
+  REQUIRE(std::abs(a - e) <= std::max(1e-5 * std::max(std::abs(e), std::abs(a)), 1e-7));
+}
+
+std::vector<std::string> strings(const Json& j) {
+  std::vector<std::string> out;
+  if (j.is_array()) {
+    for (const auto& s : j) out.push_back(s.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every shared conformance case gives NeuroBench's numbers through the C++ API",
+          "[conformance]") {
+  const fs::path root = fs::path(NEUROBENCH_CONFORMANCE_DIR) / "cases";
+  if (!fs::is_directory(root)) {
+    WARN("no conformance cases at " << root.string() << " (shared/ is not beside the checkout)");
+    return;
+  }
+  std::vector<fs::path> cases;
+  for (const auto& e : fs::directory_iterator(root)) {
+    if (fs::exists(e.path() / "case.json")) cases.push_back(e.path());
+  }
+  std::sort(cases.begin(), cases.end());
+  REQUIRE(cases.size() >= 25);
+  for (const auto& dir : cases) {
+    DYNAMIC_SECTION(dir.filename().string()) {
+      const Json c = Json::parse(std::ifstream(dir / "case.json"));
+      const Json expected = Json::parse(std::ifstream(dir / "expected.json"));
+      neurobench::TorchScriptOptions opts;
+      opts.stepwise = c.value("stepwise", false);
+      auto model = std::make_shared<neurobench::TorchScriptModel>(
+          dir / c.value("model", "model.pt"), opts);
+      auto data = std::make_shared<neurobench::TensorDataset>(
+          neurobench::TensorDataset::from_npz(dir / c.value("data", "data.npz")));
+      neurobench::LoaderOptions lo;
+      lo.batch_size = c["batch_size"].get<int64_t>();
+      std::vector<std::unique_ptr<neurobench::PostProcessor>> post;
+      for (const auto& name : strings(c["post"])) {
+        post.push_back(neurobench::post_processors().create(name));
+      }
+      auto layers = neurobench::Benchmark::default_layers();
+      if (c.contains("activation_modules")) layers.activation_types = strings(c["activation_modules"]);
+      neurobench::Benchmark bench(
+          model, neurobench::DataLoader(data, lo), {}, std::move(post),
+          neurobench::MetricSet::from_names(strings(c["static"]), strings(c["workload"])), layers);
+      neurobench::RunOptions ro;
+      ro.quiet = true;
+      const auto results = bench.run(ro);
+      REQUIRE(results.ok());
+      compare(expected, Json::parse(results.values.dump()), "", false);
+    }
+  }
+}

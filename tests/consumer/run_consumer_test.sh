@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# ctest: builds tests/consumer against the installed package, or via add_subdirectory.
+#   run_consumer_test.sh install|subdirectory SOURCE_DIR BUILD_DIR WORK_DIR
+set -euo pipefail
+mode=$1 src=$2 build=$3 work=$4
+rm -rf "$work" && mkdir -p "$work"
+gen=(-G Ninja -DCMAKE_BUILD_TYPE=Release)
+command -v ccache >/dev/null && gen+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+if [[ $mode == install ]]; then
+  cmake --install "$build" --prefix "$work/prefix" >/dev/null
+  cmake -S "$src/tests/consumer" -B "$work/build" "${gen[@]}" -DCMAKE_PREFIX_PATH="$work/prefix"
+else
+  cmake -S "$src/tests/consumer" -B "$work/build" "${gen[@]}" -DNEUROBENCH_SOURCE_DIR="$src"
+fi
+cmake --build "$work/build" -j 2
+out=$("$work/build/consumer" "$src/tests/fixtures/core/classifier.pt" "$src/tests/fixtures/core/classifier.npz")
+echo "$out"
+expected='{"ParameterCount":67,"ClassificationAccuracy":0.699999988079071,"NonZeroPredictions":4}'
+[[ "$out" == "$expected" ]] || { echo "consumer printed $out, expected $expected" >&2; exit 1; }

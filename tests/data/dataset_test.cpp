@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <neurobench/data/dataset.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <neurobench/data/dataloader.hpp>
+#include <neurobench/errors.hpp>
+
+#include "support.hpp"
+
+using neurobench::DataLoader;
+using neurobench::TensorDataset;
+
+namespace {
+std::shared_ptr<TensorDataset> numbers(int64_t n) {
+  return std::make_shared<TensorDataset>(torch::arange(n, torch::kFloat).reshape({n, 1}),
+                                         torch::arange(n, torch::kLong));
+}
+}  // namespace
+
+TEST_CASE("a DataLoader batches in order with a partial last batch", "[data][loader]") {
+  neurobench::LoaderOptions opts;
+  opts.batch_size = 4;
+  DataLoader loader(numbers(10), opts);
+  REQUIRE(loader.num_batches() == 3);
+  REQUIRE(loader.batch(0).targets.equal(torch::arange(0, 4, torch::kLong)));
+  REQUIRE(loader.batch(2).size() == 2);
+  REQUIRE(loader.batch(2).targets.equal(torch::arange(8, 10, torch::kLong)));
+  REQUIRE_THROWS_AS(loader.batch(3), neurobench::UsageError);
+}
+
+TEST_CASE("shuffling is a permutation fixed by the seed", "[data][loader]") {
+  neurobench::LoaderOptions opts;
+  opts.batch_size = 3;
+  opts.shuffle_seed = 42;
+  DataLoader a(numbers(10), opts);
+  DataLoader b(numbers(10), opts);
+  std::vector<torch::Tensor> seen;
+  for (std::size_t i = 0; i < a.num_batches(); ++i) {
+    REQUIRE(a.batch(i).targets.equal(b.batch(i).targets));
+    REQUIRE(a.batch(i).data.squeeze(1).to(torch::kLong).equal(a.batch(i).targets));
+    seen.push_back(a.batch(i).targets);
+  }
+  const auto all = std::get<0>(torch::cat(seen).sort());
+  REQUIRE(all.equal(torch::arange(10, torch::kLong)));
+  REQUIRE_FALSE(torch::cat(seen).equal(torch::arange(10, torch::kLong)));
+}
+
+TEST_CASE("bad loader options and empty datasets are rejected", "[data][loader]") {
+  neurobench::LoaderOptions opts;
+  opts.batch_size = 0;
+  REQUIRE_THROWS_AS(DataLoader(numbers(3), opts), neurobench::UsageError);
+  REQUIRE_THROWS_WITH(DataLoader(numbers(3), opts), Catch::Contains("batch_size"));
+  auto empty = std::make_shared<TensorDataset>(torch::zeros({0, 2}), torch::zeros({0}), std::map<std::string, torch::Tensor>{}, "empty.npz");
+  REQUIRE_THROWS_AS(DataLoader(empty, {}), neurobench::InputError);
+  REQUIRE_THROWS_WITH(DataLoader(empty, {}), Catch::Contains("empty.npz") && Catch::Contains("empty"));
+}
+
+TEST_CASE("data and targets must agree on the number of samples", "[data]") {
+  REQUIRE_THROWS_AS(TensorDataset(torch::zeros({5, 2}), torch::zeros({4}), {}, "d.npz"),
+                    neurobench::InputError);
+  REQUIRE_THROWS_WITH(TensorDataset(torch::zeros({5, 2}), torch::zeros({4}), {}, "d.npz"),
+                      Catch::Contains("d.npz") && Catch::Contains("5") && Catch::Contains("4"));
+  REQUIRE_THROWS_AS(TensorDataset(torch::zeros({}), torch::zeros({1})), neurobench::InputError);
+  REQUIRE_THROWS_WITH(TensorDataset(torch::zeros({2, 1}), torch::zeros({2}),
+                                    {{"ids", torch::zeros({3})}}, "d.npz"),
+                      Catch::Contains("ids"));
+}
+
+TEST_CASE("a dataset loads 'data' and 'targets' from an npz and keeps the other arrays",
+          "[data]") {
+  const auto ds = TensorDataset::from_npz(neurobench::test::fixture("core/classifier.npz"));
+  REQUIRE(ds.size() == 10);
+  REQUIRE(ds.data().sizes() == torch::IntArrayRef({10, 4}));
+  REQUIRE(ds.targets().scalar_type() == torch::kLong);
+  const auto batch = ds.get({1, 3});
+  REQUIRE(batch.data[0].equal(ds.data()[1]));
+  REQUIRE(batch.data[1].equal(ds.data()[3]));
+  REQUIRE_THROWS_AS(ds.get({10}), neurobench::UsageError);
+}
+
+TEST_CASE("an npz without 'targets' is an InputError naming the file and the array",
+          "[data]") {
+  const auto path = neurobench::test::fixture("core/no_targets.npz");
+  REQUIRE_THROWS_AS(TensorDataset::from_npz(path), neurobench::InputError);
+  REQUIRE_THROWS_WITH(TensorDataset::from_npz(path),
+                      Catch::Contains("no_targets.npz") && Catch::Contains("'targets'") &&
+                          Catch::Contains("found: data"));
+}
