@@ -108,21 +108,22 @@ struct SynapticOperations::State {
 namespace {
 
 // One pass over the input: the effective count and whether every value is -1, 0 or 1.
+// Branch-free, so that the compiler can vectorise it: spikes make branches unpredictable.
 template <class T>
 int64_t linear_effective(const T* x, int64_t rows, int64_t in, const int64_t* per_input,
                          bool& spiking) {
   int64_t total = 0;
-  bool binary = true;
+  int64_t not_binary = 0;
   for (int64_t r = 0; r < rows; ++r) {
     const T* row = x + r * in;
     for (int64_t i = 0; i < in; ++i) {
       const T v = row[i];
-      if (v == T(0)) continue;
-      total += per_input[i];
-      binary = binary && (v == T(1) || v == T(-1));
+      const int64_t nonzero = v != T(0);
+      total += per_input[i] & -nonzero;
+      not_binary |= nonzero & static_cast<int64_t>(v != T(1)) & static_cast<int64_t>(v != T(-1));
     }
   }
-  spiking = binary;
+  spiking = not_binary == 0;
   return total;
 }
 

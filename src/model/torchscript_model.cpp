@@ -401,17 +401,9 @@ void observe_kernel(const c10::OperatorHandle& /*op*/, torch::jit::Stack* stack)
   torch::jit::drop(*stack, 3);
 }
 
-std::vector<NamedTensor> prefixed(const std::string& path,
-                                  const torch::jit::named_parameter_list& list) {
-  std::vector<NamedTensor> out;
-  for (const auto& item : list) {
-    out.push_back({path.empty() ? item.name : path + "." + item.name, item.value});
-  }
-  return out;
-}
-
-std::vector<NamedTensor> prefixed(const std::string& path,
-                                  const torch::jit::named_buffer_list& list) {
+// A module's own parameters or buffers, named by their full dotted path.
+template <class NamedList>
+std::vector<NamedTensor> prefixed(const std::string& path, const NamedList& list) {
   std::vector<NamedTensor> out;
   for (const auto& item : list) {
     out.push_back({path.empty() ? item.name : path + "." + item.name, item.value});

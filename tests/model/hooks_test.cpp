@@ -8,6 +8,8 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+
+#include "model/model_fixtures.hpp"
 #include <nlohmann/json.hpp>
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/ir/ir.h>
@@ -27,31 +29,15 @@ using neurobench::ModuleSelector;
 using neurobench::OperatorCall;
 using neurobench::OperatorSelector;
 using neurobench::TorchScriptModel;
+using neurobench::test::close;
+using neurobench::test::expected;
+using neurobench::test::tensor_of;
 using neurobench::TorchScriptOptions;
 using neurobench::UsageError;
 
-fs::path fixture(const std::string& name) {
-  return fs::path(NEUROBENCH_TEST_FIXTURES) / "models" / name;
-}
 
-nlohmann::json expected(const std::string& name) {
-  std::ifstream in(fixture(name));
-  REQUIRE(in.good());
-  return nlohmann::json::parse(in);
-}
 
-// A tensor written by make_models.py as {"shape": [...], "data": [...]}, as float32.
-torch::Tensor tensor_of(const nlohmann::json& j) {
-  const auto data = j.at("data").get<std::vector<double>>();
-  const auto shape = j.at("shape").get<std::vector<int64_t>>();
-  return torch::tensor(data, torch::kDouble).to(torch::kFloat).reshape(shape);
-}
 
-// Same op sequence as in Python on the same LibTorch; the tolerance only absorbs kernel choices.
-bool close(const torch::Tensor& actual, const torch::Tensor& wanted) {
-  return actual.sizes().vec() == wanted.sizes().vec() &&
-         torch::allclose(actual, wanted, /*rtol=*/1e-5, /*atol=*/1e-6);
-}
 
 // The first tensor of a module output: the tensor itself or element 0 of `(spk, mem)`.
 torch::Tensor first_tensor(const c10::IValue& v) {
@@ -185,7 +171,7 @@ TEST_CASE("a forward hook selected by class name sees every Linear's input and o
           "[hooks]") {
   const auto json = expected("mlp.json");
   const auto& calls = json.at("calls");
-  TorchScriptModel model(fixture("mlp_scripted.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("mlp_scripted.pt"));
   std::vector<SeenCall> got;
   model.register_forward_hook(ModuleSelector::by_type({"Linear"}),
                               [&](const ModuleCall& call) { got.push_back(seen(call)); });
@@ -203,7 +189,7 @@ TEST_CASE("a forward hook selected by class name sees every Linear's input and o
 
 TEST_CASE("a forward pre-hook selected by dotted path sees only that module's inputs", "[hooks]") {
   const auto json = expected("mlp.json");
-  TorchScriptModel model(fixture("mlp_scripted.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("mlp_scripted.pt"));
   std::vector<SeenCall> got;
   bool had_output = false;
   model.register_forward_pre_hook(ModuleSelector::by_path({"block2.seq.1"}),
@@ -220,7 +206,7 @@ TEST_CASE("a forward pre-hook selected by dotted path sees only that module's in
 
 TEST_CASE("pre-hooks run before and forward hooks after the module, in call order", "[hooks]") {
   const auto json = expected("mlp.json");
-  TorchScriptModel model(fixture("mlp_scripted.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("mlp_scripted.pt"));
   std::vector<std::string> events;
   const auto where = ModuleSelector::by_path({"block1", "block1.seq", "block1.seq.0"});
   model.register_forward_pre_hook(
@@ -234,7 +220,7 @@ TEST_CASE("pre-hooks run before and forward hooks after the module, in call orde
 
 TEST_CASE("the root module is hooked by its empty path or its class name", "[hooks]") {
   const auto json = expected("mlp.json");
-  TorchScriptModel model(fixture("mlp_scripted.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("mlp_scripted.pt"));
   std::vector<SeenCall> got;
   model.register_forward_hook(ModuleSelector::by_path({""}),
                               [&](const ModuleCall& call) { got.push_back(seen(call)); });
@@ -251,7 +237,7 @@ TEST_CASE("the root module is hooked by its empty path or its class name", "[hoo
 TEST_CASE("hooks reach modules nested in a Sequential inside a custom module", "[hooks]") {
   const auto json = expected("mlp.json");
   const auto& calls = json.at("calls");
-  TorchScriptModel model(fixture("mlp_scripted.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("mlp_scripted.pt"));
   std::vector<SeenCall> got;
   model.register_forward_hook(ModuleSelector::by_type({"Sequential", "ReLU"}),
                               [&](const ModuleCall& call) { got.push_back(seen(call)); });
@@ -269,7 +255,7 @@ TEST_CASE("two instances of one scripted class are told apart by path with their
           "[hooks]") {
   const auto json = expected("mlp.json");
   const auto& calls = json.at("calls");
-  TorchScriptModel model(fixture("mlp_scripted.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("mlp_scripted.pt"));
   // Scripting gives identical submodules one class type, hence one graph for both.
   const auto& root = model.module();
   REQUIRE(root.attr("block1").toModule().type() == root.attr("block2").toModule().type());
@@ -303,7 +289,7 @@ TEST_CASE("hooks on a traced model, whose instances each have a mangled type, se
           "[hooks][traced]") {
   const auto json = expected("mlp.json");
   const auto& calls = json.at("calls");
-  TorchScriptModel model(fixture("mlp_traced.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("mlp_traced.pt"));
   std::vector<SeenCall> got;
   model.register_forward_hook(ModuleSelector::by_type({"Linear", "Block"}),
                               [&](const ModuleCall& call) { got.push_back(seen(call)); });
@@ -321,7 +307,7 @@ TEST_CASE("a module a traced model calls twice (methods forward and forward1) fi
           "[hooks][traced]") {
   const auto json = expected("twice.json");
   const auto& calls = json.at("calls");
-  TorchScriptModel model(fixture("twice_traced.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("twice_traced.pt"));
   REQUIRE(model.module().attr("fc").toModule().find_method("forward1").has_value());
   std::vector<SeenCall> pre;
   std::vector<SeenCall> post;
@@ -345,7 +331,7 @@ TEST_CASE(
     "[hooks][spiking]") {
   const auto json = expected("snn_loop.json");
   const auto& calls = json.at("calls").at("lif");
-  TorchScriptModel model(fixture("snn_loop.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("snn_loop.pt"));
   std::vector<SeenCall> before;
   std::vector<SeenCall> after;
   model.register_forward_pre_hook(ModuleSelector::by_type({"Leaky"}),
@@ -372,7 +358,7 @@ TEST_CASE(
 TEST_CASE("hooks on a step-wise model see each timestep's call with the neuron state",
           "[hooks][spiking]") {
   const auto json = expected("snn.json");
-  TorchScriptModel model(fixture("snn_reset.pt"), TorchScriptOptions{true});
+  TorchScriptModel model(neurobench::test::model_fixture("snn_reset.pt"), TorchScriptOptions{true});
   std::vector<SeenCall> before;
   std::vector<SeenCall> after;
   model.register_forward_pre_hook(ModuleSelector::by_type({"Leaky"}),
@@ -402,7 +388,7 @@ TEST_CASE("removing a hook stops it firing and without hooks the loaded module r
           "[hooks]") {
   const auto json = expected("snn_loop.json");
   const torch::Tensor input = tensor_of(json.at("input"));
-  TorchScriptModel model(fixture("snn_loop.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("snn_loop.pt"));
   const auto lif_mem = [&] { return model.module().attr("lif").toModule().attr("mem").toTensor(); };
   int fired = 0;
   const HookHandle handle = model.register_forward_hook(ModuleSelector::by_path({"lif"}),
@@ -428,7 +414,7 @@ TEST_CASE("removing a hook stops it firing and without hooks the loaded module r
 
 TEST_CASE("removing one of two hooks keeps the other firing", "[hooks]") {
   const auto json = expected("mlp.json");
-  TorchScriptModel model(fixture("mlp_scripted.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("mlp_scripted.pt"));
   int linears = 0;
   int relus = 0;
   const HookHandle a = model.register_forward_hook(ModuleSelector::by_type({"Linear"}),
@@ -449,7 +435,7 @@ TEST_CASE("removing one of two hooks keeps the other firing", "[hooks]") {
 TEST_CASE("a hook registered after a forward already ran fires on the next forward", "[hooks]") {
   const auto json = expected("mlp.json");
   const torch::Tensor input = tensor_of(json.at("input"));
-  TorchScriptModel model(fixture("mlp_scripted.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("mlp_scripted.pt"));
   (void)model.forward(input);  // no hooks yet
   std::vector<std::string> first;
   model.register_forward_hook(ModuleSelector::by_path({"head"}),
@@ -471,7 +457,7 @@ TEST_CASE("hooks fire on every forward, also once the graph executor has optimiz
   for (const char* name : {"mlp_scripted.pt", "mlp_frozen.pt"}) {
     INFO(name);
     const auto json = expected("mlp.json");
-    TorchScriptModel model(fixture(name));
+    TorchScriptModel model(neurobench::test::model_fixture(name));
     std::vector<SeenOp> got;
     model.register_operator_hook({{"aten::linear", "aten::relu"}, {}, true},
                                  [&](const OperatorCall& call) { got.push_back(seen(call)); });
@@ -487,7 +473,7 @@ TEST_CASE("hooks fire on every forward, also once the graph executor has optimiz
 
 TEST_CASE("hooks still fire after the model is moved", "[hooks]") {
   const auto json = expected("mlp.json");
-  TorchScriptModel first(fixture("mlp_scripted.pt"));
+  TorchScriptModel first(neurobench::test::model_fixture("mlp_scripted.pt"));
   int fired = 0;
   first.register_forward_hook(ModuleSelector::by_path({"head"}),
                               [&](const ModuleCall&) { ++fired; });
@@ -500,7 +486,7 @@ TEST_CASE("hooks still fire after the model is moved", "[hooks]") {
 
 TEST_CASE("the loaded module's graphs are never instrumented", "[hooks]") {
   const auto json = expected("mlp.json");
-  TorchScriptModel model(fixture("mlp_scripted.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("mlp_scripted.pt"));
   model.register_forward_hook(ModuleSelector::by_type({"Linear", "ReLU", "Block"}),
                               [](const ModuleCall&) {});
   model.register_operator_hook({{"aten::linear"}, {}, false}, [](const OperatorCall&) {});
@@ -510,7 +496,7 @@ TEST_CASE("the loaded module's graphs are never instrumented", "[hooks]") {
 
 TEST_CASE("a hook selecting nothing never fires and leaves results unchanged", "[hooks]") {
   const auto json = expected("mlp.json");
-  TorchScriptModel model(fixture("mlp_scripted.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("mlp_scripted.pt"));
   int fired = 0;
   model.register_forward_hook(ModuleSelector::by_type({"Conv2d"}),
                               [&](const ModuleCall&) { ++fired; });
@@ -522,7 +508,7 @@ TEST_CASE("a hook selecting nothing never fires and leaves results unchanged", "
 
 TEST_CASE("an exception thrown by a hook leaves forward with its type and message", "[hooks]") {
   const auto json = expected("mlp.json");
-  TorchScriptModel model(fixture("mlp_scripted.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("mlp_scripted.pt"));
   model.register_forward_hook(ModuleSelector::by_path({"head"}), [](const ModuleCall&) {
     throw neurobench::MetricError("Probe: head output rejected");
   });
@@ -540,7 +526,7 @@ TEST_CASE(
     "[hooks][operators]") {
   const auto json = expected("mlp.json");
   const auto& calls = json.at("calls");
-  TorchScriptModel model(fixture("mlp_scripted.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("mlp_scripted.pt"));
   CHECK_FALSE(model.is_inlined());
   std::vector<SeenOp> got;
   model.register_operator_hook({{"aten::linear"}, ModuleSelector::by_type({"Linear"}), false},
@@ -562,7 +548,7 @@ TEST_CASE(
 TEST_CASE("the within selector limits an operator hook to the chosen modules",
           "[hooks][operators]") {
   const auto json = expected("mlp.json");
-  TorchScriptModel model(fixture("mlp_scripted.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("mlp_scripted.pt"));
   std::vector<SeenOp> got;
   // block1.seq.0 and block2.seq.0 share one class type and graph; only one is chosen.
   model.register_operator_hook(
@@ -577,7 +563,7 @@ TEST_CASE("the within selector limits an operator hook to the chosen modules",
 TEST_CASE("an operator hook with no within selector sees the operator in every module",
           "[hooks][operators]") {
   const auto json = expected("mlp.json");
-  TorchScriptModel model(fixture("mlp_scripted.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("mlp_scripted.pt"));
   std::vector<SeenOp> got;
   model.register_operator_hook({{"aten::linear", "aten::mul"}, {}, false},
                                [&](const OperatorCall& call) { got.push_back(seen(call)); });
@@ -592,7 +578,7 @@ TEST_CASE("an operator hook with no within selector sees the operator in every m
 TEST_CASE("an operator hook run after the operator sees its output", "[hooks][operators]") {
   const auto json = expected("mlp.json");
   const auto& calls = json.at("calls");
-  TorchScriptModel model(fixture("mlp_scripted.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("mlp_scripted.pt"));
   std::vector<SeenOp> got;
   model.register_operator_hook({{"aten::linear"}, ModuleSelector::by_type({"Linear"}), true},
                                [&](const OperatorCall& call) { got.push_back(seen(call)); });
@@ -611,7 +597,7 @@ TEST_CASE("an aten::relu hook sees the operator a scripted ReLU module calls",
   // aten::relu: the operator is one call away from the module's own graph.
   const auto json = expected("mlp.json");
   const auto& calls = json.at("calls");
-  TorchScriptModel model(fixture("mlp_scripted.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("mlp_scripted.pt"));
   std::vector<SeenOp> got;
   model.register_operator_hook({{"aten::relu"}, ModuleSelector::by_type({"ReLU"}), true},
                                [&](const OperatorCall& call) { got.push_back(seen(call)); });
@@ -627,7 +613,7 @@ TEST_CASE("an aten::conv2d hook in a scripted Conv2d sees its arguments in schem
           "[hooks][operators]") {
   const auto json = expected("conv.json");
   const auto& conv = json.at("conv");
-  TorchScriptModel model(fixture("conv_scripted.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("conv_scripted.pt"));
   std::vector<SeenOp> got;
   model.register_operator_hook(
       {{"aten::conv2d", "aten::linear"}, ModuleSelector::by_type({"Conv2d"}), false},
@@ -652,7 +638,7 @@ TEST_CASE("a traced Conv2d calls aten::_convolution, whose hook sees all 13 argu
   const auto json = expected("conv.json");
   REQUIRE(json.at("traced_conv_ops") == nlohmann::json::array({"aten::_convolution"}));
   const auto& conv = json.at("conv");
-  TorchScriptModel model(fixture("conv_traced.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("conv_traced.pt"));
   std::vector<SeenOp> got;
   model.register_operator_hook(
       {{"aten::conv2d", "aten::_convolution"}, ModuleSelector::by_type({"Conv2d"}), false},
@@ -690,7 +676,7 @@ TEST_CASE(
           nlohmann::json::array({"aten::linear", "aten::relu", "aten::linear", "aten::relu",
                                  "aten::mul", "aten::linear", "aten::relu", "aten::mul",
                                  "aten::linear"}));
-  TorchScriptModel model(fixture("mlp_frozen.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("mlp_frozen.pt"));
   CHECK(model.is_inlined());
   REQUIRE(model.modules().size() == 1);
   CHECK(model.parameters().empty());
@@ -715,7 +701,7 @@ TEST_CASE(
 
   // The linear calls are those of fc1, block1.seq.0, block2.seq.0 and head, with the weights
   // frozen into the graph as constants.
-  const TorchScriptModel scripted(fixture("mlp_scripted.pt"));
+  const TorchScriptModel scripted(neurobench::test::model_fixture("mlp_scripted.pt"));
   std::size_t k = 0;
   for (const auto& call : before) {
     if (call.op != "aten::linear") continue;
@@ -744,7 +730,7 @@ TEST_CASE(
   REQUIRE(json.at("frozen_ops") ==
           nlohmann::json::array({"aten::conv2d", "aten::relu", "aten::flatten", "aten::linear",
                                  "aten::linear", "aten::add"}));
-  TorchScriptModel model(fixture("convbn_frozen.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("convbn_frozen.pt"));
   CHECK(model.is_inlined());
   std::vector<SeenOp> got;
   model.register_operator_hook({{"aten::conv2d", "aten::_convolution", "aten::batch_norm",
@@ -776,7 +762,7 @@ TEST_CASE("a frozen traced model keeps aten::_convolution with batch norm folded
           nlohmann::json::array({"aten::_convolution", "aten::relu", "aten::flatten",
                                  "aten::linear", "aten::linear", "aten::add"}));
   const auto& calls = json.at("calls");
-  TorchScriptModel model(fixture("convbn_traced_frozen.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("convbn_traced_frozen.pt"));
   CHECK(model.is_inlined());
   std::vector<SeenOp> got;
   model.register_operator_hook({{"aten::_convolution", "aten::batch_norm"}, {}, true},
@@ -791,7 +777,7 @@ TEST_CASE("a frozen traced model keeps aten::_convolution with batch norm folded
 // Errors
 
 TEST_CASE("registering an empty hook is a UsageError", "[hooks][errors]") {
-  TorchScriptModel model(fixture("mlp_scripted.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("mlp_scripted.pt"));
   const auto where = ModuleSelector::by_type({"Linear"});
   REQUIRE_THROWS_AS(model.register_forward_hook(where, {}), UsageError);
   REQUIRE_THROWS_WITH(model.register_forward_hook(where, {}), "register_forward_hook: empty hook");
@@ -805,7 +791,7 @@ TEST_CASE("registering an empty hook is a UsageError", "[hooks][errors]") {
 }
 
 TEST_CASE("an operator name without '::' is a UsageError naming it", "[hooks][errors]") {
-  TorchScriptModel model(fixture("mlp_scripted.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("mlp_scripted.pt"));
   const auto noop = [](const OperatorCall&) {};
   const OperatorSelector where{{"aten::relu", "linear"}, {}, false};
   REQUIRE_THROWS_AS(model.register_operator_hook(where, noop), UsageError);
@@ -816,7 +802,7 @@ TEST_CASE("an operator name without '::' is a UsageError naming it", "[hooks][er
 }
 
 TEST_CASE("an operator hook naming no operators is a UsageError", "[hooks][errors]") {
-  TorchScriptModel model(fixture("mlp_scripted.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("mlp_scripted.pt"));
   REQUIRE_THROWS_AS(model.register_operator_hook({}, [](const OperatorCall&) {}), UsageError);
   REQUIRE_THROWS_WITH(model.register_operator_hook({}, [](const OperatorCall&) {}),
                       Catch::Contains("no operators named"));

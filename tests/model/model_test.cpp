@@ -8,6 +8,8 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+
+#include "model/model_fixtures.hpp"
 #include <nlohmann/json.hpp>
 
 #include <neurobench/errors.hpp>
@@ -19,31 +21,15 @@ namespace {
 namespace fs = std::filesystem;
 using neurobench::InputError;
 using neurobench::TorchScriptModel;
+using neurobench::test::close;
+using neurobench::test::expected;
+using neurobench::test::tensor_of;
 using neurobench::TorchScriptOptions;
 using neurobench::UsageError;
 
-fs::path fixture(const std::string& name) {
-  return fs::path(NEUROBENCH_TEST_FIXTURES) / "models" / name;
-}
 
-nlohmann::json expected(const std::string& name) {
-  std::ifstream in(fixture(name));
-  REQUIRE(in.good());
-  return nlohmann::json::parse(in);
-}
 
-// A tensor written by make_models.py as {"shape": [...], "data": [...]}, as float32.
-torch::Tensor tensor_of(const nlohmann::json& j) {
-  const auto data = j.at("data").get<std::vector<double>>();
-  const auto shape = j.at("shape").get<std::vector<int64_t>>();
-  return torch::tensor(data, torch::kDouble).to(torch::kFloat).reshape(shape);
-}
 
-// Same op sequence as in Python on the same LibTorch; the tolerance only absorbs kernel choices.
-bool close(const torch::Tensor& actual, const torch::Tensor& wanted) {
-  return actual.sizes().vec() == wanted.sizes().vec() &&
-         torch::allclose(actual, wanted, /*rtol=*/1e-5, /*atol=*/1e-6);
-}
 
 std::vector<std::string> names_of(const std::vector<neurobench::NamedTensor>& list) {
   std::vector<std::string> out;
@@ -104,7 +90,7 @@ TEST_CASE("demangled names keep names without mangling and look-alike atoms", "[
 TEST_CASE("a scripted model lists its modules root first with dotted paths and class names",
           "[model][load]") {
   const auto json = expected("mlp.json");
-  const TorchScriptModel model(fixture("mlp_scripted.pt"));
+  const TorchScriptModel model(neurobench::test::model_fixture("mlp_scripted.pt"));
   const auto modules = model.modules();
   const auto& wanted = json.at("modules");
   REQUIRE(modules.size() == wanted.size());
@@ -124,7 +110,7 @@ TEST_CASE("a scripted model lists its modules root first with dotted paths and c
 TEST_CASE("a traced model lists the same modules with every instance's mangling removed",
           "[model][load]") {
   const auto json = expected("mlp.json");
-  const TorchScriptModel model(fixture("mlp_traced.pt"));
+  const TorchScriptModel model(neurobench::test::model_fixture("mlp_traced.pt"));
   // Tracing gives every instance its own class type; those traced after the scripted model
   // carry a mangle in their TorchScript name.
   const auto fc1 = model.module().attr("fc1").toModule();
@@ -142,7 +128,7 @@ TEST_CASE("a traced model lists the same modules with every instance's mangling 
 
 TEST_CASE("parameters() and buffers() list every tensor with its dotted name in module order",
           "[model][load]") {
-  const TorchScriptModel model(fixture("mlp_scripted.pt"));
+  const TorchScriptModel model(neurobench::test::model_fixture("mlp_scripted.pt"));
   const auto params = model.parameters();
   CHECK(names_of(params) == std::vector<std::string>{"fc1.weight", "fc1.bias",
                                                      "block1.seq.0.weight", "block1.seq.0.bias",
@@ -160,7 +146,7 @@ TEST_CASE("parameters() and buffers() list every tensor with its dotted name in 
 
 TEST_CASE("a spiking model's buffers include each neuron's beta, threshold and mem",
           "[model][load]") {
-  const TorchScriptModel model(fixture("snn_reset.pt"));
+  const TorchScriptModel model(neurobench::test::model_fixture("snn_reset.pt"));
   CHECK(names_of(model.buffers()) ==
         std::vector<std::string>{"resets", "lif1.beta", "lif1.threshold", "lif1.mem", "lif2.beta",
                                  "lif2.threshold", "lif2.mem"});
@@ -174,20 +160,20 @@ TEST_CASE("a spiking model's buffers include each neuron's beta, threshold and m
 }
 
 TEST_CASE("loading a missing file throws an InputError naming the path", "[model][load]") {
-  const fs::path path = fixture("no_such_model.pt");
+  const fs::path path = neurobench::test::model_fixture("no_such_model.pt");
   REQUIRE_THROWS_AS(TorchScriptModel(path), InputError);
   REQUIRE_THROWS_WITH(TorchScriptModel(path),
                       Catch::Contains(path.string()) && Catch::Contains("no such model file"));
 }
 
 TEST_CASE("loading a directory throws an InputError naming the path", "[model][load]") {
-  const fs::path path = fixture("");
+  const fs::path path = neurobench::test::model_fixture("");
   REQUIRE_THROWS_AS(TorchScriptModel(path), InputError);
   REQUIRE_THROWS_WITH(TorchScriptModel(path), Catch::Contains(path.string()));
 }
 
 TEST_CASE("loading random bytes throws an InputError naming the path", "[model][load]") {
-  const fs::path path = fixture("corrupt_random.pt");
+  const fs::path path = neurobench::test::model_fixture("corrupt_random.pt");
   REQUIRE_THROWS_AS(TorchScriptModel(path), InputError);
   REQUIRE_THROWS_WITH(TorchScriptModel(path),
                       Catch::Contains(path.string()) && Catch::Contains("not a TorchScript model"));
@@ -196,7 +182,7 @@ TEST_CASE("loading random bytes throws an InputError naming the path", "[model][
 TEST_CASE("loading a zip archive that holds no TorchScript throws an InputError naming the path",
           "[model][load]") {
   for (const char* name : {"not_torchscript.zip", "state_dict.pt"}) {
-    const fs::path path = fixture(name);
+    const fs::path path = neurobench::test::model_fixture(name);
     INFO(path);
     REQUIRE_THROWS_AS(TorchScriptModel(path), InputError);
     REQUIRE_THROWS_WITH(TorchScriptModel(path), Catch::Contains(path.string()) &&
@@ -206,7 +192,7 @@ TEST_CASE("loading a zip archive that holds no TorchScript throws an InputError 
 
 TEST_CASE("a model describes itself by its path or by the description it was given",
           "[model][load]") {
-  const fs::path path = fixture("mlp_scripted.pt");
+  const fs::path path = neurobench::test::model_fixture("mlp_scripted.pt");
   CHECK(TorchScriptModel(path).describe() == path.string());
   TorchScriptModel wrapped(torch::jit::load(path.string()), {}, "my mlp");
   CHECK(wrapped.describe() == "my mlp");
@@ -224,7 +210,7 @@ TEST_CASE("forward of a scripted, a traced and a frozen model equals the Python 
   const torch::Tensor output = tensor_of(json.at("output"));
   for (const char* name : {"mlp_scripted.pt", "mlp_traced.pt", "mlp_frozen.pt"}) {
     INFO(name);
-    TorchScriptModel model(fixture(name));
+    TorchScriptModel model(neurobench::test::model_fixture(name));
     CHECK(close(model.forward(input), output));
   }
 }
@@ -233,7 +219,7 @@ TEST_CASE("forward leaves its input unchanged and works after a move", "[model][
   const auto json = expected("mlp.json");
   const torch::Tensor input = tensor_of(json.at("input"));
   const torch::Tensor copy = input.clone();
-  TorchScriptModel first(fixture("mlp_scripted.pt"));
+  TorchScriptModel first(neurobench::test::model_fixture("mlp_scripted.pt"));
   TorchScriptModel model(std::move(first));
   CHECK(close(model.forward(input), tensor_of(json.at("output"))));
   CHECK(input.equal(copy));
@@ -241,7 +227,7 @@ TEST_CASE("forward leaves its input unchanged and works after a move", "[model][
 
 TEST_CASE("a model returning a tuple gives its first element", "[model][forward]") {
   const auto json = expected("tuple_out.json");
-  TorchScriptModel model(fixture("tuple_out.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("tuple_out.pt"));
   CHECK(close(model.forward(tensor_of(json.at("input"))), tensor_of(json.at("output"))));
 }
 
@@ -249,7 +235,7 @@ TEST_CASE(
     "a forward that fails on a wrong-shaped input throws an InputError naming the model "
     "and the shape",
     "[model][forward]") {
-  const fs::path path = fixture("mlp_scripted.pt");
+  const fs::path path = neurobench::test::model_fixture("mlp_scripted.pt");
   TorchScriptModel model(path);
   const torch::Tensor bad = torch::zeros({2, 5});
   REQUIRE_THROWS_AS(model.forward(bad), InputError);
@@ -260,7 +246,7 @@ TEST_CASE(
 
 TEST_CASE("a model returning neither a tensor nor a tuple throws an InputError naming the type",
           "[model][forward]") {
-  TorchScriptModel model(fixture("bad_return.pt"));
+  TorchScriptModel model(neurobench::test::model_fixture("bad_return.pt"));
   REQUIRE_THROWS_AS(model.forward(torch::zeros({2, 3})), InputError);
   REQUIRE_THROWS_WITH(model.forward(torch::zeros({2, 3})),
                       Catch::Contains("bad_return.pt") && Catch::Contains("Tensor[]"));
@@ -272,7 +258,7 @@ TEST_CASE("a model returning neither a tensor nor a tuple throws an InputError n
 TEST_CASE("a step-wise model with reset() gives Python's spikes as (batch, timesteps, outputs)",
           "[model][stepwise]") {
   const auto json = expected("snn.json");
-  TorchScriptModel model(fixture("snn_reset.pt"), TorchScriptOptions{true});
+  TorchScriptModel model(neurobench::test::model_fixture("snn_reset.pt"), TorchScriptOptions{true});
   const torch::Tensor spikes = model.forward(tensor_of(json.at("data")));
   CHECK(shape(spikes) == std::vector<int64_t>{3, 6, 2});
   CHECK(spikes.equal(tensor_of(json.at("spikes"))));
@@ -280,7 +266,7 @@ TEST_CASE("a step-wise model with reset() gives Python's spikes as (batch, times
 
 TEST_CASE("a step-wise model without reset() gives the same spikes", "[model][stepwise]") {
   const auto json = expected("snn.json");
-  TorchScriptModel model(fixture("snn_noreset.pt"), TorchScriptOptions{true});
+  TorchScriptModel model(neurobench::test::model_fixture("snn_noreset.pt"), TorchScriptOptions{true});
   CHECK(model.forward(tensor_of(json.at("data"))).equal(tensor_of(json.at("spikes"))));
 }
 
@@ -292,7 +278,7 @@ TEST_CASE("step-wise state is reset between batches", "[model][stepwise]") {
   const torch::Tensor spikes2 = tensor_of(json.at("spikes2"));
   for (const char* name : {"snn_reset.pt", "snn_noreset.pt"}) {
     INFO(name);
-    TorchScriptModel model(fixture(name), TorchScriptOptions{true});
+    TorchScriptModel model(neurobench::test::model_fixture(name), TorchScriptOptions{true});
     CHECK(model.forward(data).equal(spikes));
     CHECK(model.forward(data).equal(spikes));
     CHECK(model.forward(data2).equal(spikes2));  // another batch size
@@ -304,7 +290,7 @@ TEST_CASE("step-wise state is reset between batches", "[model][stepwise]") {
 
 TEST_CASE("a step-wise model's reset() is called once per batch", "[model][stepwise]") {
   const auto json = expected("snn.json");
-  TorchScriptModel model(fixture("snn_reset.pt"), TorchScriptOptions{true});
+  TorchScriptModel model(neurobench::test::model_fixture("snn_reset.pt"), TorchScriptOptions{true});
   const auto resets = [&] { return model.module().attr("resets").toTensor().item<float>(); };
   CHECK(resets() == 0.0f);
   (void)model.forward(tensor_of(json.at("data")));
@@ -314,7 +300,7 @@ TEST_CASE("a step-wise model's reset() is called once per batch", "[model][stepw
 }
 
 TEST_CASE("step-wise data with fewer than 2 dimensions throws an InputError", "[model][stepwise]") {
-  TorchScriptModel model(fixture("snn_reset.pt"), TorchScriptOptions{true});
+  TorchScriptModel model(neurobench::test::model_fixture("snn_reset.pt"), TorchScriptOptions{true});
   REQUIRE_THROWS_AS(model.forward(torch::zeros({3})), InputError);
   REQUIRE_THROWS_WITH(model.forward(torch::zeros({3})),
                       Catch::Contains("snn_reset.pt") &&
@@ -323,7 +309,7 @@ TEST_CASE("step-wise data with fewer than 2 dimensions throws an InputError", "[
 }
 
 TEST_CASE("step-wise data without timesteps throws an InputError", "[model][stepwise]") {
-  TorchScriptModel model(fixture("snn_reset.pt"), TorchScriptOptions{true});
+  TorchScriptModel model(neurobench::test::model_fixture("snn_reset.pt"), TorchScriptOptions{true});
   REQUIRE_THROWS_AS(model.forward(torch::zeros({3, 0, 3})), InputError);
   REQUIRE_THROWS_WITH(model.forward(torch::zeros({3, 0, 3})),
                       Catch::Contains("no timesteps") && Catch::Contains("[3, 0, 3]"));
@@ -333,7 +319,7 @@ TEST_CASE(
     "a step-wise model returning neither spikes nor a tuple throws an InputError naming "
     "the timestep",
     "[model][stepwise]") {
-  TorchScriptModel model(fixture("bad_return.pt"), TorchScriptOptions{true});
+  TorchScriptModel model(neurobench::test::model_fixture("bad_return.pt"), TorchScriptOptions{true});
   const torch::Tensor data = torch::zeros({2, 4, 3});
   REQUIRE_THROWS_AS(model.forward(data), InputError);
   REQUIRE_THROWS_WITH(model.forward(data), Catch::Contains("bad_return.pt") &&
@@ -343,7 +329,7 @@ TEST_CASE(
 
 TEST_CASE("a step-wise forward that fails names the timestep data and its shape",
           "[model][stepwise]") {
-  TorchScriptModel model(fixture("snn_noreset.pt"), TorchScriptOptions{true});
+  TorchScriptModel model(neurobench::test::model_fixture("snn_noreset.pt"), TorchScriptOptions{true});
   const torch::Tensor data = torch::zeros({2, 4, 7});  // the network expects 3 features
   REQUIRE_THROWS_AS(model.forward(data), InputError);
   REQUIRE_THROWS_WITH(model.forward(data), Catch::Contains("snn_noreset.pt") &&
