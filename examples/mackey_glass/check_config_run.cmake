@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: Apache-2.0
+# ctest: `neurobench run` on the config the example wrote gives the example's own numbers.
+#   cmake -DCLI=neurobench -DRUN=smoke_run_dir -P check_config_run.cmake
+file(REMOVE ${RUN}/esn_tau17_rep0_results.json)
+execute_process(COMMAND ${CLI} run ${RUN}/esn_tau17_rep0.json --quiet RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "neurobench run exited with ${status}")
+endif()
+file(READ ${RUN}/esn_tau17_rep0_results.json cli)
+file(READ ${RUN}/results.json example)
+foreach(key Footprint ConnectionSparsity SMAPE)
+  string(JSON from_cli GET "${cli}" ${key})
+  string(JSON from_example GET "${example}" runs 0 results ${key})
+  if(NOT from_cli STREQUAL from_example)
+    message(FATAL_ERROR "${key}: neurobench run gave ${from_cli}, the example ${from_example}")
+  endif()
+endforeach()
+string(JSON from_cli GET "${cli}" SynapticOperations Effective_MACs)
+string(JSON from_example GET "${example}" runs 0 results SynapticOperations Effective_MACs)
+if(NOT from_cli STREQUAL from_example)
+  message(FATAL_ERROR "Effective_MACs: neurobench run gave ${from_cli}, the example ${from_example}")
+endif()
+message(STATUS "neurobench run on the example's config matches: SMAPE ${from_cli}")
