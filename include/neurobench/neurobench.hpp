@@ -6,6 +6,7 @@
 #include <neurobench/data/dataloader.hpp>
 #include <neurobench/data/dataset.hpp>
 #include <neurobench/data/npz.hpp>
+#include <neurobench/datasets/idx.hpp>
 #include <neurobench/datasets/mackey_glass.hpp>
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
