@@ -159,7 +159,7 @@ class Instrumentation {
  public:
   Instrumentation(const torch::jit::Module& original, const std::vector<ModuleInfo>& infos,
                   const std::vector<RegisteredHook>& hooks, bool inlined, std::string plan)
-      : infos_(infos), hooks_(hooks), inlined_(inlined), plan_(std::move(plan)) {
+      : infos_(infos), hooks_(hooks), plan_(std::move(plan)), inlined_(inlined) {
     clone_ = original.clone(/*inplace=*/true);
     // Map each module object of the clone to the ModuleInfo of the same path. The same object
     // reached by two paths keeps the first (as eager `named_modules()` does).
