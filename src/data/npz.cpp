@@ -1032,7 +1032,8 @@ class InflateSource final : public ByteSource {
 
   [[nodiscard]] std::uint64_t size() const override { return size_; }
 
-  void read(std::uint64_t offset, void* destination, std::uint64_t count) override {
+  void read([[maybe_unused]] std::uint64_t offset, void* destination,
+            std::uint64_t count) override {
     assert(offset == produced_ && in_bounds(offset, count, size_));
     failed_ = true;  // until this read completes
     auto* out = static_cast<std::uint8_t*>(destination);
