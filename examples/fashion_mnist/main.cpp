@@ -15,6 +15,8 @@
 #include <torch/torch.h>
 #include <CLI/CLI.hpp>
 
+#include "common/report_errors.hpp"
+
 #include <neurobench/benchmark.hpp>
 #include <neurobench/data/dataloader.hpp>
 #include <neurobench/data/npz.hpp>
@@ -282,19 +284,5 @@ int main(int argc, char** argv) {
     app.exit(e);
     return kExitUsage;
   }
-  try {
-    return run(args);
-  } catch (const neurobench::InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitUsage;
-  } catch (const neurobench::UsageError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitUsage;
-  } catch (const c10::Error& e) {
-    std::cerr << "error: " << e.what_without_backtrace() << "\n";
-    return kExitMetricFailed;
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitMetricFailed;
-  }
+  return neurobench::examples::report_errors([&] { return run(args); });
 }

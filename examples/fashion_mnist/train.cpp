@@ -15,6 +15,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "common/report_errors.hpp"
+
 #include <neurobench/datasets/idx.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/model/model.hpp>
@@ -29,7 +31,6 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
 // Test images per forward call when checking the saved modules: small enough that the
 // activations stay below glibc's mmap threshold (large ones page-fault on every call).
@@ -251,19 +252,5 @@ int main(int argc, char** argv) {
   std::string command = "fashion_mnist_train";
   for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
 
-  try {
-    return run(a, command);
-  } catch (const neurobench::InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitUsage;
-  } catch (const neurobench::UsageError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitUsage;
-  } catch (const c10::Error& e) {
-    std::cerr << "error: " << e.what_without_backtrace() << "\n";
-    return kExitFailed;
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitFailed;
-  }
+  return neurobench::examples::report_errors([&] { return run(a, command); });
 }

@@ -20,6 +20,8 @@
 #include <torch/torch.h>
 #include <CLI/CLI.hpp>
 
+#include "common/report_errors.hpp"
+
 #include <neurobench/benchmark.hpp>
 #include <neurobench/data/dataloader.hpp>
 #include <neurobench/data/npz.hpp>
@@ -426,20 +428,8 @@ int main(int argc, char** argv) {
     for (int tau = 17; tau <= 30; ++tau) args.taus.push_back(tau);
   }
 
-  try {
+  return neurobench::examples::report_errors([&] {
     if (args.check_integrator) return check_integrator(args);
     return run(args);
-  } catch (const neurobench::InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitUsage;
-  } catch (const neurobench::UsageError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitUsage;
-  } catch (const c10::Error& e) {
-    std::cerr << "error: " << e.what_without_backtrace() << "\n";
-    return kExitMetricFailed;
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitMetricFailed;
-  }
+  });
 }
