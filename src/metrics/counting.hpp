@@ -2,10 +2,19 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include <torch/script.h>
 
+#include <neurobench/errors.hpp>
+
 namespace neurobench::detail {
+
+/// A tensor's shape for messages: `[2, 3, 4]`.
+[[nodiscard]] std::string shape_string(const torch::Tensor& t);
 
 /// Number of non-zero elements, in one pass over contiguous float/double data (any other
 /// layout or dtype goes through torch::count_nonzero).
@@ -17,5 +26,77 @@ namespace neurobench::detail {
 
 /// True when every element is -1, 0 or 1 (the reference's test for spiking input).
 [[nodiscard]] bool is_spiking(const torch::Tensor& t);
+
+/// The arguments of a convolution operator that follow input, weight and bias, read by
+/// position from its schema:
+/// - `aten::conv{1,2,3}d(input, weight, bias, stride, padding, dilation, groups)`, padding as
+///   numbers or as the string `'same'` or `'valid'`;
+/// - `aten::_convolution(input, weight, bias, stride, padding, dilation, transposed,
+///   output_padding, groups, ...)`;
+/// - `aten::conv_transpose{1,2,3}d(input, weight, bias, stride, padding, output_padding,
+///   groups, dilation)`.
+struct ConvolutionArgs {
+  std::vector<int64_t> stride;
+  std::vector<int64_t> padding;  ///< Empty when `padding_mode` is set.
+  std::string padding_mode;      ///< `same` or `valid` when padding was given as a string.
+  std::vector<int64_t> dilation;
+  std::vector<int64_t> output_padding;  ///< Transposed convolutions only.
+  int64_t groups = 1;
+  bool transposed = false;
+};
+
+/// Reads the arguments of a call of `op`, one of the operators ConvolutionArgs lists. Throws
+/// c10::Error when an argument is not of the schema's type.
+[[nodiscard]] ConvolutionArgs convolution_args(std::string_view op,
+                                               c10::ArrayRef<c10::IValue> args);
+
+/// The arguments of a recurrent layer operator (`aten::lstm`, `aten::gru`, `aten::rnn_tanh`,
+/// `aten::rnn_relu`), read by position from either overload of its schema:
+/// - input: `(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+///   batch_first)`;
+/// - packed sequences: `(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train,
+///   bidirectional)`.
+/// The LSTM's `hx` is a list `[h0, c0]`, the others' a tensor.
+struct RecurrentLayerArgs {
+  bool lstm = false;
+  bool packed = false;  ///< The packed-sequence overload.
+  /// `(timesteps, batch, features)`, `(batch, timesteps, features)` with batch_first,
+  /// `(timesteps, features)` unbatched, or packed `(rows, features)`.
+  torch::Tensor input;
+  /// Packed only: the number of sequences still running at each timestep (positive,
+  /// non-increasing, adding up to the rows of `input`).
+  std::vector<int64_t> batch_sizes;
+  torch::Tensor h0;  ///< As given: may be undefined or empty.
+  torch::Tensor c0;  ///< LSTM only, as given.
+  /// Per layer, then per direction (forward, reverse): `w_ih, w_hh[, b_ih, b_hh][, w_hr]`.
+  std::vector<torch::Tensor> params;
+  bool has_biases = false;
+  int64_t num_layers = 0;
+  bool bidirectional = false;
+  bool batch_first = false;  ///< Always false for packed sequences.
+  bool projections = false;  ///< An LSTM with proj_size > 0: each cell's list ends with w_hr.
+
+  /// 2 when bidirectional, else 1.
+  [[nodiscard]] int64_t directions() const { return bidirectional ? 2 : 1; }
+  /// Layers times directions.
+  [[nodiscard]] std::size_t cells() const {
+    return static_cast<std::size_t>(num_layers * directions());
+  }
+  /// Tensors per layer and direction in `params`.
+  [[nodiscard]] std::size_t per_cell() const {
+    return (has_biases ? 4U : 2U) + (projections ? 1U : 0U);
+  }
+};
+
+/// Makes the exception for a fault in a call, from a description of the fault.
+using CallError = std::function<MetricError(const std::string& what)>;
+
+/// Reads a call of the recurrent layer operator `op` and checks its form: the argument count
+/// and types, the LSTM's `(h0, c0)` pair, the input's dimensions, a packed sequence's batch
+/// sizes, and the number of weight tensors for the layers and directions. Throws
+/// `error(description)`.
+[[nodiscard]] RecurrentLayerArgs recurrent_layer_args(std::string_view op,
+                                                      c10::ArrayRef<c10::IValue> args,
+                                                      const CallError& error);
 
 }  // namespace neurobench::detail

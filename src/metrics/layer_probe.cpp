@@ -86,11 +86,28 @@ torch::Tensor mem_of(const torch::jit::Object& object) {
 LayerProbe::LayerProbe(NeuroBenchModel& model, const LayerSetup& setup,
                        std::vector<WorkloadMetric*> metrics, FailureSink on_failure)
     : model_(model), on_failure_(std::move(on_failure)) {
+  std::vector<std::string> operators;  // asked for by any metric, each once
   for (WorkloadMetric* m : metrics) {
     if (has(m->observes(), LayerEvents::kActivations)) activation_metrics_.push_back(m);
     if (has(m->observes(), LayerEvents::kConnections)) connection_metrics_.push_back(m);
+    if (has(m->observes(), LayerEvents::kOperators)) {
+      std::vector<std::string> ops = m->observed_operators();
+      const auto bad = std::find_if(ops.begin(), ops.end(), [](const std::string& op) {
+        return op.find("::") == std::string::npos;
+      });
+      if (bad != ops.end()) {  // the model would refuse the hook and fail every metric
+        fail(*m, fmt::format("observed_operators(): '{}' is not a qualified operator name like "
+                             "'aten::matmul'",
+                             *bad));
+        continue;
+      }
+      for (const auto& op : ops) {
+        if (!contains(operators, op)) operators.push_back(op);
+      }
+      if (!ops.empty()) operator_metrics_.emplace_back(m, std::move(ops));
+    }
   }
-  if (activation_metrics_.empty() && connection_metrics_.empty()) return;
+  if (activation_metrics_.empty() && connection_metrics_.empty() && operators.empty()) return;
 
   const bool inlined = model.is_inlined();
   const std::vector<ModuleInfo> modules = model.modules();
@@ -200,6 +217,14 @@ LayerProbe::LayerProbe(NeuroBenchModel& model, const LayerSetup& setup,
       dispatch_connection(event);
     }));
   }
+
+  // Anywhere in the model: the operator hook of its own sees each call site once, whatever the
+  // module and whether or not a connection hook also watches it.
+  if (!operators.empty()) {
+    OperatorSelector where{std::move(operators), {}, /*after=*/false};
+    handles_.push_back(model.register_operator_hook(
+        where, [this](const OperatorCall& call) { dispatch_operator(call); }));
+  }
 }
 
 LayerProbe::~LayerProbe() {
@@ -236,6 +261,21 @@ void LayerProbe::dispatch_connection(const ConnectionCall& call) {
       m->on_connection(call);
     } catch (const c10::Error& e) {
       fail(*m, fmt::format("layer '{}' ({}): {}", call.layer, call.op, e.what_without_backtrace()));
+    } catch (const std::exception& e) {
+      fail(*m, e.what());
+    }
+  }
+}
+
+void LayerProbe::dispatch_operator(const OperatorCall& call) {
+  for (auto& [m, ops] : operator_metrics_) {
+    if (!contains(ops, call.op)) continue;
+    if (std::find(failed_.begin(), failed_.end(), m) != failed_.end()) continue;
+    try {
+      m->on_operator(call);
+    } catch (const c10::Error& e) {
+      fail(*m, fmt::format("operator {} at '{}' ({}): {}", call.op, call.site,
+                           call.module.type_name, e.what_without_backtrace()));
     } catch (const std::exception& e) {
       fail(*m, e.what());
     }

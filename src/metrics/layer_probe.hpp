@@ -29,11 +29,14 @@ class LayerProbe {
  private:
   void dispatch_activation(const ActivationCall& call);
   void dispatch_connection(const ConnectionCall& call);
+  void dispatch_operator(const OperatorCall& call);
   void fail(WorkloadMetric& metric, const std::string& message);
 
   NeuroBenchModel& model_;
   std::vector<WorkloadMetric*> activation_metrics_;
   std::vector<WorkloadMetric*> connection_metrics_;
+  // Metrics observing kOperators, each with the operators it asked for.
+  std::vector<std::pair<WorkloadMetric*, std::vector<std::string>>> operator_metrics_;
   std::vector<WorkloadMetric*> failed_;
   FailureSink on_failure_;
   std::vector<HookHandle> handles_;

@@ -138,6 +138,8 @@ Registry<WorkloadMetric>& workload_metrics() {
         "SynapticOperations", "effective MACs, effective ACs and dense operations per sample"));
     r.add(entry<MembraneUpdates, WorkloadMetric>(
         "MembraneUpdates", "membrane potential updates of spiking layers per sample"));
+    r.add(entry<DenseMACs, WorkloadMetric>(
+        "DenseMACs", "multiply-accumulates and FLOPs per sample of a dense implementation"));
     r.add(entry<NeuronOperations, WorkloadMetric>(
         "NeuronOperations", "spiking neuron update operations per sample, effective and dense"));
     return r;

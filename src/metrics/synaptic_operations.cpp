@@ -14,9 +14,7 @@ namespace neurobench::metrics {
 
 namespace {
 
-std::string shape_string(const torch::Tensor& t) {
-  return fmt::format("[{}]", fmt::join(t.sizes(), ", "));
-}
+using detail::shape_string;
 
 const torch::Tensor& tensor_arg(const ConnectionCall& call, std::size_t i, const char* what) {
   if (i >= call.args.size() || !call.args[i].isTensor()) {
@@ -31,10 +29,6 @@ const torch::Tensor& tensor_arg(const ConnectionCall& call, std::size_t i, const
 torch::Tensor optional_tensor_arg(const ConnectionCall& call, std::size_t i) {
   if (i < call.args.size() && call.args[i].isTensor()) return call.args[i].toTensor();
   return {};
-}
-
-std::vector<int64_t> int_list_arg(const ConnectionCall& call, std::size_t i) {
-  return call.args.at(i).toIntVector();
 }
 
 // The weight's "version" identifies its values: a cache entry is reused while the weight tensor
@@ -170,16 +164,14 @@ namespace {
 
 // Runs `conv` of `input` with `kernel` (one output channel), honouring the layer's stride,
 // padding (numbers or 'same'/'valid'), dilation; groups are folded into the kernel.
-torch::Tensor counting_conv(const ConnectionCall& call, const torch::Tensor& input,
-                            const torch::Tensor& kernel, int64_t spatial) {
+torch::Tensor counting_conv(const ConnectionCall& call, const detail::ConvolutionArgs& conv,
+                            const torch::Tensor& input, const torch::Tensor& kernel,
+                            int64_t spatial) {
   const bool full = call.op == "aten::_convolution";
-  // aten::conv{N}d(input, weight, bias, stride, padding, dilation, groups)
-  // aten::_convolution(input, weight, bias, stride, padding, dilation, transposed, ...)
-  const auto stride = int_list_arg(call, 3);
-  const auto dilation = int_list_arg(call, 5);
-  const c10::IValue& padding = call.args.at(4);
-  if (padding.isString()) {
-    const std::string mode = padding.toStringRef();
+  const auto& stride = conv.stride;
+  const auto& dilation = conv.dilation;
+  if (!conv.padding_mode.empty()) {
+    const std::string& mode = conv.padding_mode;
     switch (spatial) {
       case 1:
         return torch::conv1d(input, kernel, {}, stride, mode, dilation, 1);
@@ -189,7 +181,7 @@ torch::Tensor counting_conv(const ConnectionCall& call, const torch::Tensor& inp
         return torch::conv3d(input, kernel, {}, stride, mode, dilation, 1);
     }
   }
-  const auto pad = padding.toIntVector();
+  const auto& pad = conv.padding;
   if (full) {
     return at::_convolution(input, kernel, {}, stride, pad, dilation, false,
                             std::vector<int64_t>(static_cast<std::size_t>(spatial), 0), 1, false,
@@ -213,14 +205,14 @@ torch::Tensor counting_conv(const ConnectionCall& call, const torch::Tensor& inp
 Counts SynapticOperations::State::conv_counts(const ConnectionCall& call) {
   const torch::Tensor& x = tensor_arg(call, 0, "input");
   const torch::Tensor& w = tensor_arg(call, 1, "weight");
-  if (call.op == "aten::_convolution" && call.args.at(6).toBool()) {
+  const detail::ConvolutionArgs conv_args = detail::convolution_args(call.op, call.args);
+  if (conv_args.transposed) {
     throw MetricError(
         fmt::format("SynapticOperations: layer '{}': transposed convolutions are "
                     "not supported",
                     call.layer));
   }
-  const int64_t groups =
-      call.op == "aten::_convolution" ? call.args.at(8).toInt() : call.args.at(6).toInt();
+  const int64_t groups = conv_args.groups;
   const int64_t spatial = w.dim() - 2;
   if (spatial < 1 || spatial > 3 || groups <= 0) {
     throw MetricError(fmt::format("SynapticOperations: layer '{}': unexpected weight shape {}",
@@ -250,17 +242,19 @@ Counts SynapticOperations::State::conv_counts(const ConnectionCall& call) {
   c.spiking = detail::is_spiking(x);
   const torch::Tensor binary = (x != 0).to(torch::kFloat);
   // Each output element is an exact integer in float32 (far below 2^24); sum in double.
-  c.effective = static_cast<int64_t>(
-      counting_conv(call, binary, cache.count_kernel, spatial).sum(torch::kDouble).item<double>());
+  c.effective =
+      static_cast<int64_t>(counting_conv(call, conv_args, binary, cache.count_kernel, spatial)
+                               .sum(torch::kDouble)
+                               .item<double>());
 
   const std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
   auto found = cache.dense_by_shape.find(shape);
   if (found == cache.dense_by_shape.end()) {
     const torch::Tensor ones_kernel = torch::full_like(cache.count_kernel, out_per_group);
-    const auto dense =
-        static_cast<int64_t>(counting_conv(call, torch::ones_like(binary), ones_kernel, spatial)
-                                 .sum(torch::kDouble)
-                                 .item<double>());
+    const auto dense = static_cast<int64_t>(
+        counting_conv(call, conv_args, torch::ones_like(binary), ones_kernel, spatial)
+            .sum(torch::kDouble)
+            .item<double>());
     found = cache.dense_by_shape.emplace(shape, dense).first;
   }
   c.dense = found->second;
@@ -435,93 +429,35 @@ Tally SynapticOperations::State::layer_counts(const ConnectionCall& call) {
     return MetricError(fmt::format("SynapticOperations: layer '{}' ({}, {}): {}", call.layer,
                                    call.type_name, call.op, what));
   };
-  // input overload: (input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-  //                  batch_first)
-  // data overload (packed sequences): (data, batch_sizes, hx, params, has_biases, num_layers,
-  //                  dropout, train, bidirectional)
-  // The LSTM's hx is a list [h, c], the others' a tensor.
-  if (call.args.size() < 9) {
-    throw error(fmt::format("{} arguments, expected 9", call.args.size()));
+  detail::RecurrentLayerArgs a = detail::recurrent_layer_args(call.op, call.args, error);
+  if (a.projections) {
+    throw error("LSTM layers with a projection (proj_size > 0, weight_hr) are not supported");
   }
-  const bool lstm = call.op == "aten::lstm";
+  const bool lstm = a.lstm;
   const std::string_view cell_op = cell_op_of(call.op);
-  const bool packed = lstm ? call.args[1].isTensor() : call.args[2].isTensor();
-  const std::size_t p = packed ? 1 : 0;
-
-  const torch::Tensor input = tensor_arg(call, 0, "input");
-  torch::Tensor h0, c0;
-  if (lstm) {
-    const c10::IValue& hx = call.args[1 + p];
-    if (!hx.isTensorList() || hx.toTensorVector().size() != 2) {
-      throw error("the LSTM state is not a pair (h0, c0)");
-    }
-    const auto pair = hx.toTensorVector();
-    h0 = pair[0];
-    c0 = pair[1];
-  } else {
-    h0 = tensor_arg(call, 1 + p, "hx");
-  }
-  if (!call.args[2 + p].isTensorList()) throw error("the weights are not a list of tensors");
-  const std::vector<torch::Tensor> params = call.args[2 + p].toTensorVector();
-  const bool has_biases = call.args[3 + p].toBool();
-  const int64_t num_layers = call.args[4 + p].toInt();
-  const bool bidirectional = call.args[7 + p].toBool();
-  const bool batch_first = !packed && call.args[8].toBool();
-
-  const int64_t dirs = bidirectional ? 2 : 1;
-  if (num_layers < 1) throw error(fmt::format("num_layers is {}, expected at least 1", num_layers));
-  const auto cells = static_cast<std::size_t>(num_layers * dirs);
-  const std::size_t per_cell = has_biases ? 4 : 2;
-  if (params.size() != cells * per_cell) {
-    if (lstm && params.size() == cells * (per_cell + 1)) {
-      throw error("LSTM layers with a projection (proj_size > 0, weight_hr) are not supported");
-    }
-    throw error(fmt::format("{} weight tensors for {} layer(s) x {} direction(s){}, expected {}",
-                            params.size(), num_layers, dirs, has_biases ? " with biases" : "",
-                            cells * per_cell));
-  }
+  const torch::Tensor& input = a.input;
+  torch::Tensor& h0 = a.h0;
+  torch::Tensor& c0 = a.c0;
+  const std::vector<torch::Tensor>& params = a.params;
+  const bool has_biases = a.has_biases;
+  const int64_t num_layers = a.num_layers;
+  const int64_t dirs = a.directions();
+  const std::size_t cells = a.cells();
+  const std::size_t per_cell = a.per_cell();
 
   // The sequence as rows: step t's batch rows follow step t-1's (the packed layout; an unpacked
   // sequence is the packed one whose batch sizes are all equal).
   torch::Tensor rows;
   std::vector<int64_t> batch_sizes;
   int64_t batch = 0;
-  if (packed) {
-    const torch::Tensor& sizes = tensor_arg(call, 1, "batch_sizes");
-    if (sizes.dim() != 1 || input.dim() != 2) {
-      throw error(
-          fmt::format("packed data of shape {} with batch_sizes of shape {}, expected "
-                      "(rows, features) and (timesteps)",
-                      shape_string(input), shape_string(sizes)));
-    }
-    const torch::Tensor s = sizes.to(torch::kCPU, torch::kLong).contiguous();
-    batch_sizes.assign(s.data_ptr<int64_t>(), s.data_ptr<int64_t>() + s.numel());
-    int64_t sum = 0;
-    for (std::size_t t = 0; t < batch_sizes.size(); ++t) {
-      if (batch_sizes[t] < 1 || (t > 0 && batch_sizes[t] > batch_sizes[t - 1])) {
-        throw error(
-            fmt::format("batch_sizes [{}] of the packed sequence are not positive and "
-                        "non-increasing",
-                        fmt::join(batch_sizes, ", ")));
-      }
-      sum += batch_sizes[t];
-    }
-    if (sum != input.size(0)) {
-      throw error(fmt::format("batch_sizes add up to {} but the packed data has {} rows", sum,
-                              input.size(0)));
-    }
+  if (a.packed) {
+    batch_sizes = a.batch_sizes;
     batch = batch_sizes.empty() ? 0 : batch_sizes.front();
     rows = input;
   } else {
     const bool unbatched = input.dim() == 2;
-    if (input.dim() != 3 && !unbatched) {
-      throw error(
-          fmt::format("input of shape {}, expected (timesteps, batch, features), (batch, "
-                      "timesteps, features) with batch_first, or (timesteps, features)",
-                      shape_string(input)));
-    }
     const torch::Tensor time_major =
-        unbatched ? input.unsqueeze(1) : (batch_first ? input.transpose(0, 1) : input);
+        unbatched ? input.unsqueeze(1) : (a.batch_first ? input.transpose(0, 1) : input);
     batch = time_major.size(1);
     batch_sizes.assign(static_cast<std::size_t>(time_major.size(0)), batch);
     rows = time_major.reshape({time_major.size(0) * batch, time_major.size(2)});

@@ -124,6 +124,28 @@ class MembraneUpdates final : public AccumulatedMetric {
   void update(const WorkloadInput& input) override;
   [[nodiscard]] Json compute() const override;
   [[nodiscard]] LayerEvents observes() const override { return LayerEvents::kActivations; }
+/// Multiply-accumulates and floating-point operations (2 per MAC) per sample that a dense
+/// implementation of the model performs, from the shapes of the operands seen at run time:
+/// `{"MACs", "FLOPs"}`. Counts Linear, convolutions (transposed too), RNN/LSTM/GRU cells and
+/// layers (LSTM projections included), and `aten::matmul`, `mm`, `bmm`, `addmm` and `baddbmm`,
+/// wherever they are called in the model; each operator call counts once. Biases and
+/// activations are not counted. See docs/metrics.md.
+class DenseMACs final : public AccumulatedMetric {
+ public:
+  void reset() override;
+  void update(const WorkloadInput& input) override;
+  [[nodiscard]] Json compute() const override;
+  [[nodiscard]] LayerEvents observes() const override { return LayerEvents::kOperators; }
+  [[nodiscard]] std::vector<std::string> observed_operators() const override;
+  /// Counts one call; throws MetricError naming the call site when the arguments' shapes do
+  /// not fit the operator.
+  void on_operator(const OperatorCall& call) override;
+
+ private:
+  int64_t macs_ = 0;
+  int64_t samples_ = 0;
+};
+
   void begin_batch() override;
   void on_activation(const ActivationCall& call) override;
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <torch/script.h>
@@ -30,6 +31,8 @@ enum class LayerEvents : unsigned {
   kNone = 0,
   kActivations = 1,  ///< Every call of an activation layer (its output; `mem` of neurons).
   kConnections = 2,  ///< Every call of a connection layer's operator (inputs and weights).
+  kOperators = 4,    ///< Every call, anywhere in the model, of the operators named by
+                     ///< `WorkloadMetric::observed_operators()` (before it runs).
 };
 /// Combines two sets of layer events.
 constexpr LayerEvents operator|(LayerEvents a, LayerEvents b) {
@@ -105,6 +108,16 @@ class WorkloadMetric {
   virtual void on_activation(const ActivationCall& /*call*/) {}
   /// Receives every connection operator call when observing kConnections.
   virtual void on_connection(const ConnectionCall& /*call*/) {}
+  /// Qualified names of the operators to receive through `on_operator` when observing
+  /// kOperators (`{"aten::matmul", "aten::bmm"}`); none by default.
+  [[nodiscard]] virtual std::vector<std::string> observed_operators() const { return {}; }
+  /// Receives every call of an operator named by `observed_operators()`, wherever it is in the
+  /// model (in the code of any module, or in a frozen model's graph), before it runs:
+  /// `call.args` are its arguments in schema order, `call.output` is null. `call.site` is the
+  /// path of the module whose code holds the call (empty for the root), or `aten::mm#0` in a
+  /// frozen model. Each call site is delivered once per call, whatever the class of its module,
+  /// independently of the kConnections events.
+  virtual void on_operator(const OperatorCall& /*call*/) {}
 };
 
 /// A workload metric that keeps state across batches and reports `compute()` at the end.
