@@ -1,15 +1,35 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <neurobench/environment.hpp>
 
+#include <sched.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
+
+#include <ATen/Parallel.h>
+#include <fmt/format.h>
+#include <torch/version.h>
 
 #ifndef NEUROBENCH_VERSION
 #define NEUROBENCH_VERSION "0.0.0"
 #endif
+#ifndef NEUROBENCH_BUILD_TYPE
+#define NEUROBENCH_BUILD_TYPE ""
+#endif
 
 namespace neurobench {
+
+namespace detail {
+// Defined in the file cmake/GitRevision.cmake generates at build time.
+const char* git_commit();
+bool git_dirty();
+}  // namespace detail
 
 std::string loaded_blas_library() {
   // LibTorch links libblas.so.3 before libopenblas.so.0, so BLAS calls resolve to whatever
@@ -41,5 +61,73 @@ bool reference_blas_in_use() {
 }
 
 const char* version() { return NEUROBENCH_VERSION; }
+
+namespace {
+
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  // x86 says "model name"; some ARM kernels only "Hardware" or "CPU part".
+  for (const char* key : {"model name", "Hardware", "Processor"}) {
+    cpuinfo.clear();
+    cpuinfo.seekg(0);
+    while (std::getline(cpuinfo, line)) {
+      if (line.rfind(key, 0) != 0) continue;
+      const auto colon = line.find(':');
+      if (colon == std::string::npos) continue;
+      const auto start = line.find_first_not_of(" \t", colon + 1);
+      if (start != std::string::npos) return line.substr(start);
+    }
+  }
+  return "unknown";
+}
+
+int available_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return CPU_COUNT(&set);
+  return static_cast<int>(std::thread::hardware_concurrency());
+}
+
+std::string compiler() {
+#if defined(__clang__)
+  return fmt::format("Clang {}.{}.{}", __clang_major__, __clang_minor__, __clang_patchlevel__);
+#elif defined(__GNUC__)
+  return fmt::format("GCC {}.{}.{}", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+#else
+  return "unknown";
+#endif
+}
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+}  // namespace
+
+Environment capture_environment() {
+  Environment e;
+  e.cpu = cpu_model();
+  e.cores = available_cpus();
+  e.threads = at::get_num_threads();
+  e.libtorch = TORCH_VERSION;
+  e.blas = loaded_blas_library();
+  e.build_type = NEUROBENCH_BUILD_TYPE[0] != '\0' ? NEUROBENCH_BUILD_TYPE : "unspecified";
+  e.neurobench = NEUROBENCH_VERSION;
+  e.git_commit = detail::git_commit();
+  e.git_dirty = detail::git_dirty();
+  e.compiler = compiler();
+  utsname u{};
+  if (uname(&u) == 0) e.os = fmt::format("{} {} {}", u.sysname, u.release, u.machine);
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) e.hostname = host;
+  e.date = utc_now();
+  return e;
+}
 
 }  // namespace neurobench

@@ -8,7 +8,9 @@
 #include <vector>
 
 #include <neurobench/data/dataloader.hpp>
+#include <neurobench/environment.hpp>
 #include <neurobench/metrics/metric.hpp>
+#include <neurobench/metrics/timing.hpp>
 #include <neurobench/processors/processors.hpp>
 
 namespace neurobench {
@@ -26,8 +28,9 @@ struct MetricSet {
 
 /// How a run behaves.
 struct RunOptions {
-  bool quiet = false;    ///< No progress bar on stderr.
-  bool verbose = false;  ///< Print each batch's workload results to stderr.
+  bool quiet = false;     ///< No progress bar on stderr.
+  bool verbose = false;   ///< Print each batch's workload results to stderr.
+  TimingOptions timing;  ///< How the timing pass runs (only when a timing metric is asked for).
 };
 
 /// One metric that failed: its name and the cause.
@@ -43,8 +46,13 @@ struct Results {
   Json values = Json::object();
   std::vector<MetricFailure> failures;  ///< Metrics that failed (the others completed).
   std::vector<std::string> warnings;    ///< Things the user should know (layers not found).
-  int64_t samples = 0;                  ///< Samples seen.
-  std::size_t batches = 0;              ///< Batches run.
+  int64_t samples = 0;                  ///< Samples seen by the workload pass.
+  std::size_t batches = 0;              ///< Batches run by the workload pass.
+  Environment environment;              ///< Where and how the run was made.
+  /// How the run was made: `model`, `batch_size`, and `timing` (the timing pass's settings,
+  /// when there was one). Callers may add to it (the command line adds `data`); it is saved
+  /// as `_run` in JSON results together with samples, batches, failures and warnings.
+  Json run = Json::object();
 
   /// True when no metric failed.
   [[nodiscard]] bool ok() const { return failures.empty(); }
@@ -54,6 +62,9 @@ struct Results {
 /// `Benchmark.run` does: static metrics on the model as loaded; then per batch: pre-process,
 /// infer, post-process, workload metrics; plain workload metrics are combined as
 /// `sum(value_b * batch_size_b) / dataset_size`, accumulated ones report `compute()`.
+/// Timing metrics (Latency, InferenceTime, Throughput, StartupTime) are measured afterwards by
+/// a timing pass without hooks (see TimingOptions); when every workload metric is a timing
+/// metric, the workload pass is skipped.
 ///
 /// ```cpp
 /// auto model = std::make_shared<neurobench::TorchScriptModel>("net.pt");

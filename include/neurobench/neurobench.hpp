@@ -13,6 +13,7 @@
 #include <neurobench/fwd.hpp>
 #include <neurobench/metrics/builtin.hpp>
 #include <neurobench/metrics/metric.hpp>
+#include <neurobench/metrics/timing.hpp>
 #include <neurobench/model/hooks.hpp>
 #include <neurobench/model/model.hpp>
 #include <neurobench/processors/processors.hpp>

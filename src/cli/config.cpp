@@ -40,6 +40,14 @@ struct Reader {
     if (!v.is_number_integer() || v.get<int64_t>() <= 0) wrong(key, "a positive integer", v);
     return v.get<int64_t>();
   }
+  int64_t non_negative(const std::string& key, const Json& v) const {
+    if (!v.is_number_integer() || v.get<int64_t>() < 0) wrong(key, "an integer >= 0", v);
+    return v.get<int64_t>();
+  }
+  double seconds(const std::string& key, const Json& v) const {
+    if (!v.is_number() || !(v.get<double>() >= 0)) wrong(key, "a number of seconds >= 0", v);
+    return v.get<double>();
+  }
   std::vector<std::string> names(const std::string& key, const Json& v) const {
     if (!v.is_array()) wrong(key, "a list of names", v);
     std::vector<std::string> out;
@@ -54,8 +62,9 @@ struct Reader {
 }  // namespace
 
 const char* config_keys() {
-  return "model, data, batch_size, stepwise, static, workload, pre, post, activation_modules, "
-         "connection_modules, shuffle_seed, threads, quiet, verbose, outputs {json, csv, text}";
+  return "model, data, batch_size, stepwise, metrics, static, workload, pre, post, "
+         "activation_modules, connection_modules, shuffle_seed, threads, warmup, runs, min_time, "
+         "latency_batch_size, startup_runs, quiet, verbose, outputs {json, csv, text}";
 }
 
 void load_config(const std::filesystem::path& path, RunArgs& a) {
@@ -79,6 +88,12 @@ void load_config(const std::filesystem::path& path, RunArgs& a) {
       {"stepwise", [&](auto& k, auto& v) { a.stepwise = r.boolean(k, v); }},
       {"static", [&](auto& k, auto& v) { a.static_metrics = r.names(k, v); }},
       {"workload", [&](auto& k, auto& v) { a.workload_metrics = r.names(k, v); }},
+      {"metrics", [&](auto& k, auto& v) { a.metrics = r.names(k, v); }},
+      {"warmup", [&](auto& k, auto& v) { a.warmup = r.non_negative(k, v); }},
+      {"runs", [&](auto& k, auto& v) { a.runs = r.non_negative(k, v); }},
+      {"min_time", [&](auto& k, auto& v) { a.min_time = r.seconds(k, v); }},
+      {"latency_batch_size", [&](auto& k, auto& v) { a.latency_batch_size = r.non_negative(k, v); }},
+      {"startup_runs", [&](auto& k, auto& v) { a.startup_runs = r.positive(k, v); }},
       {"pre", [&](auto& k, auto& v) { a.pre = r.names(k, v); }},
       {"post", [&](auto& k, auto& v) { a.post = r.names(k, v); }},
       {"activation_modules", [&](auto& k, auto& v) { a.activation_modules = r.names(k, v); }},

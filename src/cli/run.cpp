@@ -33,6 +33,10 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
       ->delimiter(',');
   run->add_option("--workload", a.workload_metrics, "workload metrics, comma-separated")
       ->delimiter(',');
+  run->add_option("--metrics", a.metrics,
+                  "any metrics, static or workload, comma-separated: each goes where it belongs "
+                  "(added to --static and --workload)")
+      ->delimiter(',');
   run->add_option("--pre", a.pre, "pre-processors, comma-separated, applied in order")
       ->delimiter(',');
   run->add_option("--post", a.post, "post-processors, comma-separated, applied in order")
@@ -53,6 +57,26 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
   run->add_option("--threads", a.threads, "intra-op threads for LibTorch")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  run->add_option("--warmup", a.warmup,
+                  "timing metrics: untimed runs before the timed ones")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--runs", a.runs,
+                  "timing metrics: timed runs (0: as many as fit in --min-time, at least 10)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{0}, TimingOptions::kMaxRuns));
+  run->add_option("--min-time", a.min_time,
+                  "timing metrics: with --runs 0, time at least this many seconds")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--latency-batch-size", a.latency_batch_size,
+                  "timing metrics: samples per timed run (0: --batch-size)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--startup-runs", a.startup_runs,
+                  "StartupTime: fresh loads of the model file to time")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   run->add_flag("--quiet,-q", a.quiet, "no progress bar");
   run->add_flag("--verbose,-v", a.verbose, "print each batch's results to stderr");
   return run;
@@ -63,9 +87,28 @@ namespace {
 void check_names(const RunArgs& a) {
   for (const auto& n : a.pre) (void)pre_processors().create(n);
   for (const auto& n : a.post) (void)post_processors().create(n);
-  if (a.static_metrics.empty() && a.workload_metrics.empty()) {
-    throw UsageError("no metrics asked for: give --static and/or --workload (see 'neurobench "
-                     "list')");
+  if (a.static_metrics.empty() && a.workload_metrics.empty() && a.metrics.empty()) {
+    throw UsageError("no metrics asked for: give --metrics, --static or --workload (see "
+                     "'neurobench list')");
+  }
+}
+
+// --metrics: each name goes to the family that has it, after the --static and --workload ones.
+void place_metrics(const RunArgs& a, std::vector<std::string>& static_names,
+                   std::vector<std::string>& workload_names) {
+  static_names = a.static_metrics;
+  workload_names = a.workload_metrics;
+  for (const auto& name : a.metrics) {
+    if (static_metrics().contains(name)) {
+      static_names.push_back(name);
+    } else if (workload_metrics().contains(name)) {
+      workload_names.push_back(name);
+    } else {
+      std::string known;
+      for (const auto& e : static_metrics().entries()) known += (known.empty() ? "" : ", ") + e.name;
+      for (const auto& e : workload_metrics().entries()) known += ", " + e.name;
+      throw UsageError(fmt::format("unknown metric '{}' (known: {})", name, known));
+    }
   }
 }
 }  // namespace
@@ -80,6 +123,12 @@ RunArgs resolve_run_args(const CLI::App& run, const RunArgs& cli) {
   if (given("--batch-size")) merged.batch_size = cli.batch_size;
   if (given("--static")) merged.static_metrics = cli.static_metrics;
   if (given("--workload")) merged.workload_metrics = cli.workload_metrics;
+  if (given("--metrics")) merged.metrics = cli.metrics;
+  if (given("--warmup")) merged.warmup = cli.warmup;
+  if (given("--runs")) merged.runs = cli.runs;
+  if (given("--min-time")) merged.min_time = cli.min_time;
+  if (given("--latency-batch-size")) merged.latency_batch_size = cli.latency_batch_size;
+  if (given("--startup-runs")) merged.startup_runs = cli.startup_runs;
   if (given("--pre")) merged.pre = cli.pre;
   if (given("--post")) merged.post = cli.post;
   if (given("--stepwise")) merged.stepwise = cli.stepwise;
@@ -101,7 +150,18 @@ RunArgs resolve_run_args(const CLI::App& run, const RunArgs& cli) {
 
 int run_command(const RunArgs& a) {
   check_names(a);
-  MetricSet metrics = MetricSet::from_names(a.static_metrics, a.workload_metrics);
+  std::vector<std::string> static_names, workload_names;
+  place_metrics(a, static_names, workload_names);
+  MetricSet metrics = MetricSet::from_names(static_names, workload_names);
+  RunOptions run_options;
+  run_options.quiet = a.quiet;
+  run_options.verbose = a.verbose;
+  run_options.timing.warmup = a.warmup;
+  run_options.timing.runs = a.runs;
+  run_options.timing.min_time_s = a.min_time;
+  run_options.timing.batch_size = a.latency_batch_size;
+  run_options.timing.startup_runs = a.startup_runs;
+  run_options.timing.validate();
   // Output paths are checked before the run, so a long run is not lost to a typo.
   for (const auto& out : {a.json_out, a.csv_out, a.text_out}) {
     if (out.empty()) continue;
@@ -133,10 +193,10 @@ int run_command(const RunArgs& a) {
 
   Benchmark bench(model, DataLoader(dataset, loader_options), std::move(pre), std::move(post),
                   std::move(metrics), layers);
-  RunOptions run_options;
-  run_options.quiet = a.quiet;
-  run_options.verbose = a.verbose;
-  const Results results = bench.run(run_options);
+  Results results = bench.run(run_options);
+  results.run["data"] = a.data;
+  results.run["stepwise"] = a.stepwise;
+  if (!a.config.empty()) results.run["config"] = a.config;
 
   if (reference_blas_in_use()) {
     std::cerr << "warning: LibTorch is using the reference BLAS (" << loaded_blas_library()

@@ -115,6 +115,8 @@ Registry<StaticMetric>& static_metrics() {
     r.add(entry<ParameterCount, StaticMetric>("ParameterCount", "number of parameter elements"));
     r.add(entry<ConnectionSparsity, StaticMetric>(
         "ConnectionSparsity", "fraction of zero weights in connection layers, 4 decimals"));
+    r.add(entry<ModelFileSize, StaticMetric>("ModelFileSize",
+                                             "bytes of the model file on disk"));
     return r;
   }();
   detail::check_registration_errors();
@@ -136,12 +138,22 @@ Registry<WorkloadMetric>& workload_metrics() {
         "ActivationSparsityByLayer", "fraction of zero outputs per activation layer"));
     r.add(entry<SynapticOperations, WorkloadMetric>(
         "SynapticOperations", "effective MACs, effective ACs and dense operations per sample"));
-    r.add(entry<MembraneUpdates, WorkloadMetric>(
-        "MembraneUpdates", "membrane potential updates of spiking layers per sample"));
     r.add(entry<DenseMACs, WorkloadMetric>(
         "DenseMACs", "multiply-accumulates and FLOPs per sample of a dense implementation"));
+    r.add(entry<MembraneUpdates, WorkloadMetric>(
+        "MembraneUpdates", "membrane potential updates of spiking layers per sample"));
     r.add(entry<NeuronOperations, WorkloadMetric>(
         "NeuronOperations", "spiking neuron update operations per sample, effective and dense"));
+    r.add(entry<Latency, WorkloadMetric>(
+        "Latency", "inference time per batch and per sample, ms (timing pass, no hooks)"));
+    r.add(entry<InferenceTime, WorkloadMetric>(
+        "InferenceTime", "like Latency, with pre- and post-processing included, ms"));
+    r.add(entry<Throughput, WorkloadMetric>(
+        "Throughput", "samples per second over the timing pass"));
+    r.add(entry<StartupTime, WorkloadMetric>(
+        "StartupTime", "time to load the model file and run its first inference, ms"));
+    r.add(entry<PeakMemory, WorkloadMetric>(
+        "PeakMemory", "peak resident memory during the workload and its growth, bytes"));
     return r;
   }();
   detail::check_registration_errors();

@@ -432,6 +432,7 @@ struct TorchScriptModel::Impl {
   torch::jit::Module module;
   TorchScriptOptions options;
   std::string description;
+  std::optional<std::filesystem::path> file;  // set when loaded from a file
   std::vector<RegisteredHook> hooks;
   std::uint64_t next_id = 1;
   std::unique_ptr<Instrumentation> instrumentation;  // null when there are no hooks
@@ -603,6 +604,7 @@ TorchScriptModel::TorchScriptModel(const std::filesystem::path& path, TorchScrip
   impl_->module.eval();
   impl_->options = options;
   impl_->description = path.string();
+  impl_->file = path;
 }
 
 TorchScriptModel::TorchScriptModel(torch::jit::Module module, TorchScriptOptions options,
@@ -627,6 +629,15 @@ std::vector<ModuleInfo> TorchScriptModel::modules() const { return impl_->module
 std::string TorchScriptModel::describe() const { return impl_->description; }
 
 void TorchScriptModel::begin_batch() {}
+
+std::optional<std::filesystem::path> TorchScriptModel::source_file() const {
+  return impl_->file;
+}
+
+std::unique_ptr<NeuroBenchModel> TorchScriptModel::load_again() const {
+  if (!impl_->file) return nullptr;
+  return std::make_unique<TorchScriptModel>(*impl_->file, impl_->options);
+}
 
 HookHandle TorchScriptModel::register_forward_pre_hook(const ModuleSelector& where,
                                                        ModuleHook hook) {

@@ -41,9 +41,9 @@ void flatten(const Json& value, const std::string& prefix,
   out.emplace_back(prefix, value);
 }
 
-std::vector<std::pair<std::string, Json>> flat(const Results& r) {
+std::vector<std::pair<std::string, Json>> flat(const Json& document) {
   std::vector<std::pair<std::string, Json>> out;
-  for (const auto& [key, v] : r.values.items()) flatten(v, key, out);
+  for (const auto& [key, v] : document.items()) flatten(v, key, out);
   return out;
 }
 
@@ -80,12 +80,46 @@ std::string pretty(const Json& v) {
 
 }  // namespace
 
+Json to_json(const Environment& e) {
+  Json out = Json::object();
+  out["cpu"] = e.cpu;
+  out["cores"] = e.cores;
+  out["threads"] = e.threads;
+  out["libtorch"] = e.libtorch;
+  out["blas"] = e.blas;
+  out["build_type"] = e.build_type;
+  out["neurobench"] = e.neurobench;
+  out["git_commit"] = e.git_commit;
+  out["git_dirty"] = e.git_dirty;
+  out["compiler"] = e.compiler;
+  out["os"] = e.os;
+  out["hostname"] = e.hostname;
+  out["date"] = e.date;
+  return out;
+}
+
+Json results_document(const Results& results) {
+  Json doc = results.values;
+  if (results.environment.empty()) return doc;
+  Json run = results.run;
+  run["samples"] = results.samples;
+  run["batches"] = results.batches;
+  Json failures = Json::object();
+  for (const auto& f : results.failures) failures[f.metric] = f.message;
+  run["failures"] = failures;
+  run["warnings"] = results.warnings;
+  doc["_run"] = run;
+  doc["_environment"] = to_json(results.environment);
+  return doc;
+}
+
 std::string render(const Results& results, Format format) {
+  const Json doc = results_document(results);
   switch (format) {
     case Format::Json:
-      return results.values.dump(2) + "\n";
+      return doc.dump(2) + "\n";
     case Format::Csv: {
-      const auto cols = flat(results);
+      const auto cols = flat(doc);
       std::string header, row;
       for (std::size_t i = 0; i < cols.size(); ++i) {
         header += (i ? "," : "") + csv_field(cols[i].first);
@@ -95,7 +129,7 @@ std::string render(const Results& results, Format format) {
     }
     case Format::Text: {
       std::string out;
-      for (const auto& [key, v] : results.values.items()) {
+      for (const auto& [key, v] : doc.items()) {
         out += fmt::format("{}: {}\n", key, v.is_object() ? v.dump() : scalar(v));
       }
       return out;
@@ -105,7 +139,7 @@ std::string render(const Results& results, Format format) {
 }
 
 std::string render_table(const Results& results) {
-  const auto cols = flat(results);
+  const auto cols = flat(results.values);
   std::size_t width = 6;
   for (const auto& [key, v] : cols) width = std::max(width, key.size());
   std::string out = fmt::format("{:<{}}  {}\n", "metric", width, "value");

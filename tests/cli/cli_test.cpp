@@ -2,6 +2,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <fstream>
+
 #include "support.hpp"
 
 using neurobench::test::fixture;
@@ -30,7 +33,7 @@ TEST_CASE("neurobench run prints a table and writes the JSON results", "[cli]") 
   REQUIRE(values["ParameterCount"].get<int64_t>() == 67);
   REQUIRE(values["ClassificationAccuracy"].get<double>() == Approx(0.7).epsilon(1e-6));
   REQUIRE_THAT(neurobench::test::read_file(csv),
-               Catch::StartsWith("Footprint,ParameterCount,ClassificationAccuracy\n"));
+               Catch::StartsWith("Footprint,ParameterCount,ClassificationAccuracy,_run.model,"));
 }
 
 TEST_CASE("neurobench list shows every metric and processor", "[cli]") {
@@ -112,4 +115,64 @@ TEST_CASE("a failed metric exits 1, reports its name, and the others are still w
   const auto values = nlohmann::json::parse(neurobench::test::read_file(json));
   REQUIRE(values["NeuronOperations"].is_null());
   REQUIRE(values["MembraneUpdates"].get<double>() > 0);
+}
+
+TEST_CASE("run --metrics places each metric where it belongs and times the model", "[cli][timing]") {
+  neurobench::test::TempDir dir;
+  const auto json = dir / "out.json";
+  const auto r = run_cli(classifier_args() +
+                         " --metrics Footprint,Latency,StartupTime,ModelFileSize,"
+                         "classification_accuracy --warmup 1 --runs 3 --startup-runs 2 "
+                         "--latency-batch-size 2 --threads 1 --json " + q(json));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto doc = nlohmann::ordered_json::parse(neurobench::test::read_file(json));
+  std::vector<std::string> keys;
+  for (const auto& [key, v] : doc.items()) keys.push_back(key);
+  // Static metrics first, then workload ones, each in the order given; then the metadata.
+  CHECK(keys == std::vector<std::string>{"Footprint", "ModelFileSize", "Latency", "StartupTime",
+                                         "ClassificationAccuracy", "_run", "_environment"});
+  CHECK(doc["ModelFileSize"].get<int64_t>() ==
+        static_cast<int64_t>(std::filesystem::file_size(fixture("core/classifier.pt"))));
+  CHECK(doc["Latency"]["runs"] == 3);
+  CHECK(doc["Latency"]["warmup_runs"] == 1);
+  CHECK(doc["Latency"]["batch_size"] == 2);
+  CHECK(doc["StartupTime"]["runs"] == 2);
+  CHECK(doc["_run"]["data"] == fixture("core/classifier.npz").string());
+  CHECK(doc["_run"]["timing"]["runs"] == 3);
+  CHECK(doc["_environment"]["threads"] == 1);
+  REQUIRE_THAT(r.out, Catch::Contains("Latency.batch_median_ms"));
+}
+
+TEST_CASE("a config takes metrics and timing options too", "[cli][timing]") {
+  neurobench::test::TempDir dir;
+  const auto config = dir / "bench.json";
+  {
+    std::ofstream out(config);
+    out << R"({"model": ")" << fixture("core/classifier.pt").string() << R"(", "data": ")"
+        << fixture("core/classifier.npz").string()
+        << R"(", "batch_size": 5, "metrics": ["ParameterCount", "Throughput", "PeakMemory"],
+              "warmup": 0, "runs": 2, "min_time": 0.5, "latency_batch_size": 5,
+              "quiet": true, "outputs": {"json": "out.json"}})";
+  }
+  const auto r = run_cli("run " + q(config));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto doc = nlohmann::json::parse(neurobench::test::read_file(dir / "out.json"));
+  CHECK(doc["ParameterCount"] == 67);
+  CHECK(doc["Throughput"]["runs"] == 2);
+  CHECK(doc["Throughput"]["samples"] == 10);
+  CHECK(doc["PeakMemory"]["peak_rss_bytes"].get<int64_t>() > 0);
+  CHECK(doc["_run"]["config"] == config.string());
+
+  std::ofstream(dir / "bad.json") << R"({"model": "m.pt", "data": "d.npz", "min_time": -1})";
+  const auto bad = run_cli("run " + q(dir / "bad.json"));
+  CHECK(bad.status == 2);
+  CHECK_THAT(bad.err, Catch::Contains("bad.json") && Catch::Contains("'min_time'"));
+}
+
+TEST_CASE("run --metrics with an unknown name exits 2 naming it", "[cli][timing]") {
+  const auto r = run_cli(classifier_args() + " --metrics Footprint,Latncy");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("unknown metric 'Latncy'") && Catch::Contains("Latency"));
 }

@@ -38,6 +38,8 @@ class DataLoader {
   [[nodiscard]] Batch batch(std::size_t index) const;
   /// The dataset.
   [[nodiscard]] const Dataset& dataset() const { return *dataset_; }
+  /// The dataset, shared.
+  [[nodiscard]] const std::shared_ptr<const Dataset>& shared_dataset() const { return dataset_; }
   /// The options.
   [[nodiscard]] const LoaderOptions& options() const { return options_; }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <neurobench/metrics/metric.hpp>
+#include <neurobench/metrics/timing.hpp>
 
 /// The built-in metrics, exactly as ../shared/spec/NEUROBENCH.md defines them. They are
 /// registered by the registry accessors; these declarations let C++ code use them directly.
@@ -34,6 +35,12 @@ class ParameterCount final : public StaticMetric {
 /// Zeros over elements of the connection layers' weights, rounded to 4 decimals (Linear and
 /// Conv: `weight`; recurrent cells and layers: every `weight_*` and `bias_*`).
 class ConnectionSparsity final : public StaticMetric {
+ public:
+  [[nodiscard]] Json compute(const NeuroBenchModel& model, const LayerSetup& layers) const override;
+};
+
+/// Bytes of the file the model was loaded from; MetricError for a model not loaded from one.
+class ModelFileSize final : public StaticMetric {
  public:
   [[nodiscard]] Json compute(const NeuroBenchModel& model, const LayerSetup& layers) const override;
 };
@@ -117,13 +124,6 @@ class SynapticOperations final : public AccumulatedMetric {
   std::unique_ptr<State> state_;
 };
 
-/// Membrane potential updates of spiking layers per sample.
-class MembraneUpdates final : public AccumulatedMetric {
- public:
-  void reset() override;
-  void update(const WorkloadInput& input) override;
-  [[nodiscard]] Json compute() const override;
-  [[nodiscard]] LayerEvents observes() const override { return LayerEvents::kActivations; }
 /// Multiply-accumulates and floating-point operations (2 per MAC) per sample that a dense
 /// implementation of the model performs, from the shapes of the operands seen at run time:
 /// `{"MACs", "FLOPs"}`. Counts Linear, convolutions (transposed too), RNN/LSTM/GRU cells and
@@ -146,6 +146,13 @@ class DenseMACs final : public AccumulatedMetric {
   int64_t samples_ = 0;
 };
 
+/// Membrane potential updates of spiking layers per sample.
+class MembraneUpdates final : public AccumulatedMetric {
+ public:
+  void reset() override;
+  void update(const WorkloadInput& input) override;
+  [[nodiscard]] Json compute() const override;
+  [[nodiscard]] LayerEvents observes() const override { return LayerEvents::kActivations; }
   void begin_batch() override;
   void on_activation(const ActivationCall& call) override;
 
@@ -175,6 +182,51 @@ class NeuronOperations final : public AccumulatedMetric {
   double effective_ = 0;
   double dense_ = 0;
   int64_t samples_ = 0;
+};
+
+/// Wall time of model inference alone per timed run (batch) and per sample, in
+/// milliseconds: mean, median, p90, p99, min, max and standard deviation, with the number of
+/// runs and warm-up runs they rest on.
+class Latency final : public TimingMetric {
+ public:
+  [[nodiscard]] Json compute(const Timings& timings) const override;
+};
+
+/// Like Latency, but pre-processing + inference + post-processing.
+class InferenceTime final : public TimingMetric {
+ public:
+  [[nodiscard]] Json compute(const Timings& timings) const override;
+};
+
+/// Samples per second over the timed runs (wall time, batch assembly included).
+class Throughput final : public TimingMetric {
+ public:
+  [[nodiscard]] Json compute(const Timings& timings) const override;
+};
+
+/// Time to load the model file afresh and run its first inference, in milliseconds
+/// (medians over `TimingOptions::startup_runs` loads, with the extremes of the total).
+class StartupTime final : public TimingMetric {
+ public:
+  [[nodiscard]] Json compute(const Timings& timings) const override;
+  [[nodiscard]] bool needs_startup_runs() const override { return true; }
+};
+
+/// Peak resident memory of the process during the workload pass, the resident memory when it
+/// started, the growth between the two, and the model's footprint for comparison (bytes).
+/// Linux: the peak is reset at the start of the run through /proc/self/clear_refs; where
+/// that is not allowed, the peak since the process started is reported and
+/// `peak_since_process_start` is 1.
+class PeakMemory final : public AccumulatedMetric {
+ public:
+  void reset() override;
+  void update(const WorkloadInput& input) override;
+  [[nodiscard]] Json compute() const override;
+
+ private:
+  int64_t start_rss_ = 0;
+  int64_t footprint_ = -1;
+  bool since_process_start_ = false;
 };
 
 /// The cost of one membrane update of a spiking neuron class with the given reset mechanism

@@ -39,6 +39,14 @@ class NeuroBenchModel {
   /// Called by Benchmark before each batch; step-wise models reset their state here.
   virtual void begin_batch() {}
 
+  /// The file the model was loaded from, when it was (ModelFileSize reads its size).
+  [[nodiscard]] virtual std::optional<std::filesystem::path> source_file() const {
+    return std::nullopt;
+  }
+  /// A fresh copy loaded from `source_file()` with the same options, without hooks; null
+  /// when the model cannot be loaded again (StartupTime times this).
+  [[nodiscard]] virtual std::unique_ptr<NeuroBenchModel> load_again() const { return nullptr; }
+
   /// Registers `hook` to run before `forward` of every selected module.
   /// Throws UsageError when the model does not support hooks.
   virtual HookHandle register_forward_pre_hook(const ModuleSelector& where, ModuleHook hook);
@@ -87,6 +95,8 @@ class TorchScriptModel final : public NeuroBenchModel {
   [[nodiscard]] std::vector<ModuleInfo> modules() const override;
   [[nodiscard]] std::string describe() const override;
   void begin_batch() override;
+  [[nodiscard]] std::optional<std::filesystem::path> source_file() const override;
+  [[nodiscard]] std::unique_ptr<NeuroBenchModel> load_again() const override;
 
   HookHandle register_forward_pre_hook(const ModuleSelector& where, ModuleHook hook) override;
   HookHandle register_forward_hook(const ModuleSelector& where, ModuleHook hook) override;

@@ -10,13 +10,22 @@ namespace neurobench {
 
 /// Formats of a results file.
 enum class Format {
-  Json,  ///< A flat object keyed by metric name (failed metrics: null).
+  Json,  ///< A flat object keyed by metric name (failed metrics: null), then `_run` and
+         ///< `_environment` (see results_document()).
   Csv,   ///< A header row of keys and one row of values; nested values as `Metric.key`.
   Text,  ///< `key: value` lines.
 };
 
 /// The format implied by a file name's extension (.json, .csv, .txt); UsageError otherwise.
 [[nodiscard]] Format format_for(const std::filesystem::path& path);
+
+/// The environment as a JSON object (keys as the Environment fields).
+[[nodiscard]] Json to_json(const Environment& environment);
+
+/// The JSON results document: every metric value by name, in order, then, for results of a
+/// Benchmark run (their environment is recorded), `_run` (Results::run plus samples, batches,
+/// failures and warnings) and `_environment`. Keys starting with `_` are never metrics.
+[[nodiscard]] Json results_document(const Results& results);
 
 /// Renders results in a format.
 [[nodiscard]] std::string render(const Results& results, Format format);

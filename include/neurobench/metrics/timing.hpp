@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <neurobench/metrics/metric.hpp>
+
+namespace neurobench {
+
+/// How Benchmark measures time (Latency, InferenceTime, Throughput, StartupTime).
+///
+/// After the workload pass, a separate timing pass runs the model without hooks on full
+/// batches of `batch_size` samples, cycling through the data in order: `warmup` runs that are
+/// not recorded, then `runs` timed runs, or when `runs` is 0 as many as fit in `min_time_s`
+/// (at least `kMinAutoRuns`, at most `kMaxRuns`).
+struct TimingOptions {
+  static constexpr int64_t kMinAutoRuns = 10;    ///< Fewest timed runs when `runs` is 0.
+  static constexpr int64_t kMaxRuns = 1000000;  ///< Most timed runs.
+
+  int64_t warmup = 3;        ///< Untimed runs first (TorchScript optimises on early calls).
+  int64_t runs = 0;          ///< Timed runs; 0: as many as fit in `min_time_s`.
+  double min_time_s = 1.0;   ///< With `runs` 0: keep running until this much time is timed.
+  int64_t batch_size = 0;    ///< Samples per timed run; 0: the data loader's batch size.
+  int64_t startup_runs = 5;  ///< Fresh loads of the model file for StartupTime.
+
+  /// Throws UsageError naming the field when an option is invalid.
+  void validate() const;
+};
+
+/// One timed run of the timing pass (seconds, monotonic clock).
+struct TimedRun {
+  double pre_s = 0;      ///< Pre-processing.
+  double forward_s = 0;  ///< Model inference alone.
+  double post_s = 0;     ///< Post-processing.
+  int64_t samples = 0;   ///< Samples in the batch.
+};
+
+/// One fresh load of the model file and its first inference (seconds).
+struct StartupRun {
+  double load_s = 0;             ///< Reading and preparing the model file.
+  double first_inference_s = 0;  ///< Its first forward pass on one timing batch.
+};
+
+/// What the timing pass measured; timing metrics turn it into values.
+struct Timings {
+  int64_t batch_size = 0;            ///< Samples per timed run.
+  int64_t warmup_runs = 0;           ///< Untimed runs before the timed ones.
+  std::vector<TimedRun> runs;        ///< The timed runs, in order.
+  double wall_s = 0;                 ///< Wall time of the timed runs, batch assembly included.
+  double clock_resolution_s = 1e-9;  ///< Resolution of the monotonic clock.
+  std::vector<StartupRun> startup;   ///< Fresh loads, when a metric asked for them.
+  std::string startup_error;         ///< Why `startup` is empty, when it is.
+};
+
+/// Summary statistics of a sample of durations or rates.
+struct Summary {
+  std::size_t count = 0;  ///< Number of values.
+  double mean = 0;
+  double median = 0;  ///< The 50th percentile.
+  double p90 = 0;     ///< 90th percentile.
+  double p99 = 0;     ///< 99th percentile.
+  double min = 0;
+  double max = 0;
+  double std = 0;  ///< Sample standard deviation (n - 1 in the denominator); 0 for one value.
+};
+
+/// Summarises `values`. Percentiles interpolate linearly between the two nearest ranks
+/// (NumPy's default): the p-th percentile of sorted `v` is at rank `p / 100 * (n - 1)`.
+/// Throws MetricError for an empty sample.
+[[nodiscard]] Summary summarize(std::vector<double> values);
+
+/// The resolution of the monotonic clock used for timings, in seconds.
+[[nodiscard]] double monotonic_clock_resolution();
+
+/// A workload metric computed from the timing pass rather than per batch.
+///
+/// Benchmark runs one timing pass for all timing metrics of a run, after the workload pass,
+/// with hooks removed, and calls `compute(timings)` on each. Calling the metric per batch
+/// (`operator()`) throws MetricError.
+class TimingMetric : public WorkloadMetric {
+ public:
+  /// Not used: timing metrics are computed from the timing pass. Throws MetricError.
+  [[nodiscard]] Json operator()(const WorkloadInput& input) final;
+  /// The value from the timing pass's measurements.
+  [[nodiscard]] virtual Json compute(const Timings& timings) const = 0;
+  /// True when the timing pass must load the model file afresh (StartupTime).
+  [[nodiscard]] virtual bool needs_startup_runs() const { return false; }
+};
+
+}  // namespace neurobench

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: Apache-2.0
+// Deployment metrics: timings from Benchmark's timing pass, model file size, peak memory.
+#include <time.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <numeric>
+#include <string>
+
+#include <fmt/format.h>
+
+#include <neurobench/errors.hpp>
+#include <neurobench/metrics/builtin.hpp>
+#include <neurobench/metrics/timing.hpp>
+
+namespace neurobench {
+
+void TimingOptions::validate() const {
+  if (warmup < 0) throw UsageError(fmt::format("timing: warmup must be >= 0, got {}", warmup));
+  if (runs < 0 || runs > kMaxRuns) {
+    throw UsageError(fmt::format("timing: runs must be between 0 (as many as fit in min_time) "
+                                 "and {}, got {}",
+                                 kMaxRuns, runs));
+  }
+  if (!(min_time_s >= 0) || !std::isfinite(min_time_s)) {
+    throw UsageError(fmt::format("timing: min_time must be a number of seconds >= 0, got {}",
+                                 min_time_s));
+  }
+  if (batch_size < 0) {
+    throw UsageError(fmt::format("timing: batch_size must be >= 0 (0: the loader's), got {}",
+                                 batch_size));
+  }
+  if (startup_runs < 1) {
+    throw UsageError(fmt::format("timing: startup_runs must be >= 1, got {}", startup_runs));
+  }
+}
+
+namespace {
+
+// The value at rank `p / 100 * (n - 1)` of sorted `v`, interpolated linearly.
+double percentile(const std::vector<double>& sorted, double p) {
+  const double rank = p / 100.0 * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(rank));
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  const double frac = rank - static_cast<double>(lo);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
+
+}  // namespace
+
+Summary summarize(std::vector<double> values) {
+  if (values.empty()) throw MetricError("no values to summarise");
+  std::sort(values.begin(), values.end());
+  Summary s;
+  s.count = values.size();
+  const double n = static_cast<double>(values.size());
+  s.mean = std::accumulate(values.begin(), values.end(), 0.0) / n;
+  s.median = percentile(values, 50);
+  s.p90 = percentile(values, 90);
+  s.p99 = percentile(values, 99);
+  s.min = values.front();
+  s.max = values.back();
+  if (values.size() > 1) {
+    double ss = 0;
+    for (const double v : values) ss += (v - s.mean) * (v - s.mean);
+    s.std = std::sqrt(ss / (n - 1));
+  }
+  return s;
+}
+
+double monotonic_clock_resolution() {
+  timespec res{};
+  if (clock_getres(CLOCK_MONOTONIC, &res) != 0) return 1e-9;
+  const double r = static_cast<double>(res.tv_sec) + static_cast<double>(res.tv_nsec) * 1e-9;
+  return r > 0 ? r : 1e-9;
+}
+
+Json TimingMetric::operator()(const WorkloadInput& /*input*/) {
+  throw MetricError(fmt::format("{} is measured by Benchmark's timing pass, not per batch: "
+                                "call compute(timings)",
+                                name()));
+}
+
+namespace metrics {
+
+namespace {
+
+// Adds `prefix_mean_ms` ... `prefix_std_ms` for durations in seconds.
+void add_summary_ms(Json& out, const std::string& prefix, const std::vector<double>& seconds) {
+  const Summary s = summarize(seconds);
+  out[prefix + "_mean_ms"] = s.mean * 1e3;
+  out[prefix + "_median_ms"] = s.median * 1e3;
+  out[prefix + "_p90_ms"] = s.p90 * 1e3;
+  out[prefix + "_p99_ms"] = s.p99 * 1e3;
+  out[prefix + "_min_ms"] = s.min * 1e3;
+  out[prefix + "_max_ms"] = s.max * 1e3;
+  out[prefix + "_std_ms"] = s.std * 1e3;
+}
+
+// Latency and InferenceTime: per run and per sample statistics of `duration(run)`.
+template <class Duration>
+Json time_statistics(const std::string& metric, const Timings& t, Duration duration) {
+  if (t.runs.empty()) throw MetricError(fmt::format("{}: the timing pass made no runs", metric));
+  std::vector<double> per_batch;
+  std::vector<double> per_sample;
+  int64_t below = 0;
+  for (const auto& run : t.runs) {
+    const double d = duration(run);
+    if (d < t.clock_resolution_s) ++below;
+    per_batch.push_back(d);
+    per_sample.push_back(d / static_cast<double>(std::max<int64_t>(run.samples, 1)));
+  }
+  const auto n = static_cast<int64_t>(t.runs.size());
+  if (below == n) {
+    throw MetricError(fmt::format(
+        "{}: all {} timed runs were shorter than the clock's resolution ({:g} ns), so there is "
+        "nothing to report; time more samples per run (a larger timing batch size)",
+        metric, n, t.clock_resolution_s * 1e9));
+  }
+  Json out = Json::object();
+  out["batch_size"] = t.batch_size;
+  out["runs"] = n;
+  out["warmup_runs"] = t.warmup_runs;
+  add_summary_ms(out, "batch", per_batch);
+  add_summary_ms(out, "sample", per_sample);
+  if (below > 0) out["below_resolution_runs"] = below;
+  return out;
+}
+
+}  // namespace
+
+// Latency: model inference alone.
+Json Latency::compute(const Timings& timings) const {
+  return time_statistics(name(), timings, [](const TimedRun& r) { return r.forward_s; });
+}
+
+// InferenceTime: pre-processing, inference and post-processing.
+Json InferenceTime::compute(const Timings& timings) const {
+  return time_statistics(name(), timings,
+                         [](const TimedRun& r) { return r.pre_s + r.forward_s + r.post_s; });
+}
+
+Json Throughput::compute(const Timings& timings) const {
+  if (timings.runs.empty()) {
+    throw MetricError(fmt::format("{}: the timing pass made no runs", name()));
+  }
+  int64_t samples = 0;
+  for (const auto& run : timings.runs) samples += run.samples;
+  if (timings.wall_s < timings.clock_resolution_s) {
+    throw MetricError(fmt::format("{}: the timed runs took less than the clock's resolution "
+                                  "({:g} ns)",
+                                  name(), timings.clock_resolution_s * 1e9));
+  }
+  Json out = Json::object();
+  out["samples_per_s"] = static_cast<double>(samples) / timings.wall_s;
+  out["samples"] = samples;
+  out["seconds"] = timings.wall_s;
+  out["runs"] = static_cast<int64_t>(timings.runs.size());
+  return out;
+}
+
+Json StartupTime::compute(const Timings& timings) const {
+  if (timings.startup.empty()) {
+    throw MetricError(fmt::format(
+        "{}: {}", name(),
+        timings.startup_error.empty() ? "the model was not loaded again" : timings.startup_error));
+  }
+  std::vector<double> load, first, total;
+  for (const auto& run : timings.startup) {
+    load.push_back(run.load_s);
+    first.push_back(run.first_inference_s);
+    total.push_back(run.load_s + run.first_inference_s);
+  }
+  const Summary t = summarize(total);
+  Json out = Json::object();
+  out["runs"] = static_cast<int64_t>(timings.startup.size());
+  out["load_ms"] = summarize(load).median * 1e3;
+  out["first_inference_ms"] = summarize(first).median * 1e3;
+  out["total_ms"] = t.median * 1e3;
+  out["total_min_ms"] = t.min * 1e3;
+  out["total_max_ms"] = t.max * 1e3;
+  return out;
+}
+
+// ModelFileSize: bytes on disk of the model file.
+Json ModelFileSize::compute(const NeuroBenchModel& model, const LayerSetup& /*layers*/) const {
+  const auto file = model.source_file();
+  if (!file) {
+    throw MetricError(fmt::format("{}: {} was not loaded from a file", name(), model.describe()));
+  }
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(*file, ec);
+  if (ec) {
+    throw MetricError(fmt::format("{}: cannot read the size of {}: {}", name(), file->string(),
+                                  ec.message()));
+  }
+  return static_cast<int64_t>(size);
+}
+
+namespace {
+
+// A `/proc/self/status` field in bytes (`VmRSS`, `VmHWM`), or -1 when not available.
+int64_t status_bytes(const char* field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  const std::string key = std::string(field) + ":";
+  while (std::getline(status, line)) {
+    if (line.rfind(key, 0) != 0) continue;
+    try {
+      return std::stoll(line.substr(key.size())) * 1024;  // the kernel reports kB
+    } catch (const std::exception&) {
+      return -1;
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+void PeakMemory::reset() {
+  // Writing 5 to clear_refs resets the peak resident set size (VmHWM) to the current size.
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";
+  clear.flush();
+  since_process_start_ = !clear.good();
+  start_rss_ = status_bytes("VmRSS");
+  footprint_ = -1;
+}
+
+void PeakMemory::update(const WorkloadInput& input) {
+  if (footprint_ < 0) footprint_ = Footprint().compute(input.model, {}).get<int64_t>();
+}
+
+Json PeakMemory::compute() const {
+  const int64_t peak = status_bytes("VmHWM");
+  if (peak < 0 || start_rss_ < 0) {
+    throw MetricError(
+        fmt::format("{}: /proc/self/status has no VmRSS/VmHWM (Linux only)", name()));
+  }
+  Json out = Json::object();
+  out["peak_rss_bytes"] = peak;
+  out["start_rss_bytes"] = start_rss_;
+  out["growth_bytes"] = std::max<int64_t>(0, peak - start_rss_);
+  out["footprint_bytes"] = std::max<int64_t>(0, footprint_);
+  if (since_process_start_) out["peak_since_process_start"] = 1;
+  return out;
+}
+
+}  // namespace metrics
+}  // namespace neurobench
