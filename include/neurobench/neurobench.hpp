@@ -18,4 +18,5 @@
 #include <neurobench/model/model.hpp>
 #include <neurobench/processors/processors.hpp>
 #include <neurobench/registry.hpp>
+#include <neurobench/reporters/report.hpp>
 #include <neurobench/reporters/results.hpp>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The `neurobench` command: `run` a benchmark, `list` the plugins.
+// The `neurobench` command: `run` a benchmark, `list` the plugins, `report` and `compare`
+// results files.
 #include <iostream>
 #include <string>
 
@@ -22,10 +23,18 @@ int main(int argc, char** argv) {
   neurobench::cli::RunArgs run_args;
   CLI::App* run = neurobench::cli::add_run_command(app, run_args);
   CLI::App* list = app.add_subcommand("list", "List every registered metric and processor");
+  neurobench::cli::ReportArgs report_args;
+  CLI::App* report = neurobench::cli::add_report_command(app, report_args);
+  neurobench::cli::CompareArgs compare_args;
+  CLI::App* compare = neurobench::cli::add_compare_command(app, compare_args);
+  app.footer("Commands: run, list, report, compare. 'neurobench COMMAND --help' shows a "
+             "command's options.");
 
   if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "run" &&
-      std::string(argv[1]) != "list") {
-    std::cerr << "error: unknown command '" << argv[1] << "' (commands: run, list; see --help)\n";
+      std::string(argv[1]) != "list" && std::string(argv[1]) != "report" &&
+      std::string(argv[1]) != "compare") {
+    std::cerr << "error: unknown command '" << argv[1]
+              << "' (commands: run, list, report, compare; see --help)\n";
     return neurobench::cli::kExitUsage;
   }
   try {
@@ -46,6 +55,8 @@ int main(int argc, char** argv) {
       return neurobench::cli::run_command(neurobench::cli::resolve_run_args(*run, run_args));
     }
     if (list->parsed()) return neurobench::cli::list_command(std::cout);
+    if (report->parsed()) return neurobench::cli::report_command(report_args, std::cout);
+    if (compare->parsed()) return neurobench::cli::compare_command(compare_args, std::cout);
   } catch (const neurobench::InputError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return neurobench::cli::kExitUsage;
