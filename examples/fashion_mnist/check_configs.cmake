@@ -16,15 +16,58 @@ foreach(model cnn snn)
   file(READ ${RUN}/${model}_cli.json cli)
   string(JSON count LENGTH "${cli}")
   math(EXPR last "${count} - 1")
+  set(compared 0)
   foreach(i RANGE ${last})
     string(JSON key MEMBER "${cli}" ${i})
+    # The configs also ask for deployment metrics (timings vary) and write metadata (`_run`,
+    # `_environment`): only the metrics the example computes are compared.
+    string(JSON from_example ERROR_VARIABLE missing GET "${example}" models ${model} results ${key})
+    if(missing)
+      continue()
+    endif()
+    math(EXPR compared "${compared} + 1")
     string(JSON from_cli GET "${cli}" ${key})
-    string(JSON from_example GET "${example}" models ${model} results ${key})
     if(NOT from_cli STREQUAL from_example)
       message(FATAL_ERROR "${model} ${key}: neurobench run gave ${from_cli}, the example "
                           "${from_example}")
     endif()
   endforeach()
+  if(compared LESS 6)
+    message(FATAL_ERROR "${model}: only ${compared} metrics in common with the example")
+  endif()
+  foreach(key ModelFileSize DenseMACs Latency InferenceTime Throughput StartupTime PeakMemory)
+    string(JSON value ERROR_VARIABLE missing GET "${cli}" ${key})
+    if(missing OR value STREQUAL "null")
+      message(FATAL_ERROR "${model}: ${key} missing from neurobench run's results")
+    endif()
+  endforeach()
   string(JSON accuracy GET "${cli}" ClassificationAccuracy)
-  message(STATUS "neurobench run ${model}.json matches the example: accuracy ${accuracy}")
+  string(JSON latency GET "${cli}" Latency sample_median_ms)
+  message(STATUS "neurobench run ${model}.json matches the example: accuracy ${accuracy}, "
+                 "latency ${latency} ms per image")
 endforeach()
+
+# The report and compare commands on the two runs.
+execute_process(COMMAND ${CLI} report ${RUN}/cnn_cli.json ${RUN}/snn_cli.json
+                        -o ${RUN}/report.html RESULT_VARIABLE status)
+if(NOT status EQUAL 0 OR NOT EXISTS ${RUN}/report.html)
+  message(FATAL_ERROR "neurobench report exited with ${status}")
+endif()
+execute_process(COMMAND ${CLI} report ${RUN}/cnn_cli.json ${RUN}/snn_cli.json --format markdown
+                OUTPUT_VARIABLE markdown RESULT_VARIABLE status)
+if(NOT status EQUAL 0 OR NOT markdown MATCHES "\\| cnn_cli \\| 0\\.[0-9]+ \\|")
+  message(FATAL_ERROR "neurobench report --format markdown exited with ${status}:\n${markdown}")
+endif()
+# The same run against itself: no regression; the CNN against the SNN: latency regresses.
+execute_process(COMMAND ${CLI} compare ${RUN}/cnn_cli.json ${RUN}/cnn_cli.json --fail-above 5%
+                OUTPUT_VARIABLE same RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "neurobench compare of a run with itself exited with ${status}:\n${same}")
+endif()
+execute_process(COMMAND ${CLI} compare ${RUN}/cnn_cli.json ${RUN}/snn_cli.json --fail-above 5%
+                OUTPUT_VARIABLE differ RESULT_VARIABLE status)
+if(NOT status EQUAL 1 OR NOT differ MATCHES "REGRESSION")
+  message(FATAL_ERROR "neurobench compare cnn snn should exit 1 with regressions, got ${status}:\n"
+                      "${differ}")
+endif()
+message(STATUS "neurobench report and compare work on the example's results")

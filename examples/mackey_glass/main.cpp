@@ -250,6 +250,9 @@ int run(const Args& args) {
           {"batch_size", n},
           {"static", {"Footprint", "ConnectionSparsity"}},
           {"workload", {"SMAPE", "ActivationSparsity", "SynapticOperations"}},
+          // Deployment figures beside NeuroBench's: docs/deployment-metrics.md.
+          {"metrics",
+           {"ModelFileSize", "DenseMACs", "Latency", "Throughput", "StartupTime", "PeakMemory"}},
           {"outputs", {{"json", stem + "_results.json"}}}};
       neurobench::write_file_atomically(out / (stem + ".json"), config.dump(2) + "\n");
 
