@@ -63,8 +63,8 @@ struct Results {
 /// infer, post-process, workload metrics; plain workload metrics are combined as
 /// `sum(value_b * batch_size_b) / dataset_size`, accumulated ones report `compute()`.
 /// Timing metrics (Latency, InferenceTime, Throughput, StartupTime) are measured afterwards by
-/// a timing pass without hooks (see TimingOptions); when every workload metric is a timing
-/// metric, the workload pass is skipped.
+/// a timing pass without hooks (see TimingOptions); when the workload metrics are all timing
+/// metrics, the workload pass is skipped.
 ///
 /// ```cpp
 /// auto model = std::make_shared<neurobench::TorchScriptModel>("net.pt");

@@ -24,9 +24,9 @@ void print(std::ostream& out, const char* title, const Registry<Base>& registry)
 }  // namespace
 
 int list_command(std::ostream& out) {
-  print(out, "static metrics (--static)", static_metrics());
+  print(out, "static metrics (--static or --metrics)", static_metrics());
   out << "\n";
-  print(out, "workload metrics (--workload)", workload_metrics());
+  print(out, "workload metrics (--workload or --metrics)", workload_metrics());
   out << "\n";
   print(out, "pre-processors (--pre)", pre_processors());
   out << "\n";

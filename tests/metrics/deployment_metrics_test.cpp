@@ -245,6 +245,16 @@ TEST_CASE("with only timing metrics the workload pass is skipped", "[timing][ben
   CHECK(r.samples == 0);
   CHECK(*count == neurobench::TimingOptions::kMinAutoRuns);
   CHECK(r.values["Latency"]["runs"] == neurobench::TimingOptions::kMinAutoRuns);
+
+  // Without any workload metric the workload pass runs, as in the reference.
+  auto static_count = std::make_shared<int64_t>(0);
+  std::vector<std::unique_ptr<neurobench::PreProcessor>> static_pre;
+  static_pre.push_back(std::make_unique<CountingPre>(static_count));
+  neurobench::Benchmark static_only(classifier_model(), loader(4), std::move(static_pre), {},
+                                    neurobench::MetricSet::from_names({"Footprint"}, {}));
+  const auto s = static_only.run(options);
+  CHECK(s.samples == 10);
+  CHECK(*static_count == 3);
 }
 
 TEST_CASE("timed runs use a fixed batch size, clamped to the data set", "[timing][benchmark]") {
