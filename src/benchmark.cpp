@@ -182,9 +182,9 @@ torch::Tensor post_process(std::vector<std::unique_ptr<PostProcessor>>& post, to
 // The timing pass: the model without hooks on full batches of one size, cycling through the
 // data in order; warm-up runs first, then timed runs (see TimingOptions).
 Timings timing_pass(NeuroBenchModel& model, const DataLoader& loader,
-                           std::vector<std::unique_ptr<PreProcessor>>& pre,
-                           std::vector<std::unique_ptr<PostProcessor>>& post,
-                           const TimingOptions& o, bool startup, Results& results) {
+                    std::vector<std::unique_ptr<PreProcessor>>& pre,
+                    std::vector<std::unique_ptr<PostProcessor>>& post, const TimingOptions& o,
+                    bool startup, Results& results) {
   const int64_t size = loader.dataset().size();
   int64_t batch_size = o.batch_size > 0 ? o.batch_size : loader.options().batch_size;
   if (batch_size > size) {
@@ -254,6 +254,9 @@ Timings timing_pass(NeuroBenchModel& model, const DataLoader& loader,
         const auto t2 = Clock::now();
         t.startup.push_back({seconds_between(t0, t1), seconds_between(t1, t2)});
       }
+    } catch (const c10::Error& e) {
+      t.startup.clear();
+      t.startup_error = fmt::format("loading {} again failed: {}", model.describe(), what_of(e));
     } catch (const std::exception& e) {
       t.startup.clear();
       t.startup_error = fmt::format("loading {} again failed: {}", model.describe(), e.what());

@@ -18,19 +18,19 @@ namespace neurobench {
 
 /// Where and how a benchmark ran: recorded with every result.
 struct Environment {
-  std::string cpu;          ///< CPU model name (from /proc/cpuinfo).
-  int cores = 0;            ///< Logical CPUs available to the process.
-  int threads = 0;          ///< LibTorch intra-op threads in use (`torch::set_num_threads`).
-  std::string libtorch;     ///< LibTorch version, e.g. "1.13.0".
-  std::string blas;         ///< The BLAS library loaded (see loaded_blas_library()).
-  std::string build_type;   ///< CMake build type of neurobench-cpp, e.g. "Release".
-  std::string neurobench;   ///< neurobench-cpp version.
-  std::string git_commit;   ///< Commit neurobench-cpp was built from ("unknown" outside git).
-  bool git_dirty = false;   ///< The build had uncommitted changes.
-  std::string compiler;     ///< Compiler that built neurobench-cpp.
-  std::string os;           ///< Kernel name, release and machine, e.g. "Linux 6.1.0 x86_64".
-  std::string hostname;     ///< Host name.
-  std::string date;         ///< When it was recorded: UTC, ISO 8601 (`2026-11-22T15:30:00Z`).
+  std::string cpu;         ///< CPU model name (from /proc/cpuinfo).
+  int cores = 0;           ///< Logical CPUs available to the process.
+  int threads = 0;         ///< LibTorch intra-op threads in use (`torch::set_num_threads`).
+  std::string libtorch;    ///< LibTorch version, e.g. "1.13.0".
+  std::string blas;        ///< The BLAS library loaded (see loaded_blas_library()).
+  std::string build_type;  ///< CMake build type of neurobench-cpp, e.g. "Release".
+  std::string neurobench;  ///< neurobench-cpp version.
+  std::string git_commit;  ///< Commit neurobench-cpp was built from ("unknown" outside git).
+  bool git_dirty = false;  ///< The build had uncommitted changes.
+  std::string compiler;    ///< Compiler that built neurobench-cpp.
+  std::string os;          ///< Kernel name, release and machine, e.g. "Linux 6.1.0 x86_64".
+  std::string hostname;    ///< Host name.
+  std::string date;        ///< When it was recorded: UTC, ISO 8601 (`2026-11-22T15:30:00Z`).
 
   /// True when nothing was recorded (a default-constructed value).
   [[nodiscard]] bool empty() const { return date.empty(); }

@@ -19,17 +19,18 @@ namespace neurobench {
 void TimingOptions::validate() const {
   if (warmup < 0) throw UsageError(fmt::format("timing: warmup must be >= 0, got {}", warmup));
   if (runs < 0 || runs > kMaxRuns) {
-    throw UsageError(fmt::format("timing: runs must be between 0 (as many as fit in min_time) "
-                                 "and {}, got {}",
-                                 kMaxRuns, runs));
+    throw UsageError(
+        fmt::format("timing: runs must be between 0 (as many as fit in min_time) "
+                    "and {}, got {}",
+                    kMaxRuns, runs));
   }
   if (!(min_time_s >= 0) || !std::isfinite(min_time_s)) {
-    throw UsageError(fmt::format("timing: min_time must be a number of seconds >= 0, got {}",
-                                 min_time_s));
+    throw UsageError(
+        fmt::format("timing: min_time must be a number of seconds >= 0, got {}", min_time_s));
   }
   if (batch_size < 0) {
-    throw UsageError(fmt::format("timing: batch_size must be >= 0 (0: the loader's), got {}",
-                                 batch_size));
+    throw UsageError(
+        fmt::format("timing: batch_size must be >= 0 (0: the loader's), got {}", batch_size));
   }
   if (startup_runs < 1) {
     throw UsageError(fmt::format("timing: startup_runs must be >= 1, got {}", startup_runs));
@@ -77,9 +78,10 @@ double monotonic_clock_resolution() {
 }
 
 Json TimingMetric::operator()(const WorkloadInput& /*input*/) {
-  throw MetricError(fmt::format("{} is measured by Benchmark's timing pass, not per batch: "
-                                "call compute(timings)",
-                                name()));
+  throw MetricError(
+      fmt::format("{} is measured by Benchmark's timing pass, not per batch: "
+                  "call compute(timings)",
+                  name()));
 }
 
 namespace metrics {
@@ -148,9 +150,10 @@ Json Throughput::compute(const Timings& timings) const {
   int64_t samples = 0;
   for (const auto& run : timings.runs) samples += run.samples;
   if (timings.wall_s < timings.clock_resolution_s) {
-    throw MetricError(fmt::format("{}: the timed runs took less than the clock's resolution "
-                                  "({:g} ns)",
-                                  name(), timings.clock_resolution_s * 1e9));
+    throw MetricError(
+        fmt::format("{}: the timed runs took less than the clock's resolution "
+                    "({:g} ns)",
+                    name(), timings.clock_resolution_s * 1e9));
   }
   Json out = Json::object();
   out["samples_per_s"] = static_cast<double>(samples) / timings.wall_s;
@@ -192,8 +195,8 @@ Json ModelFileSize::compute(const NeuroBenchModel& model, const LayerSetup& /*la
   std::error_code ec;
   const auto size = std::filesystem::file_size(*file, ec);
   if (ec) {
-    throw MetricError(fmt::format("{}: cannot read the size of {}: {}", name(), file->string(),
-                                  ec.message()));
+    throw MetricError(
+        fmt::format("{}: cannot read the size of {}: {}", name(), file->string(), ec.message()));
   }
   return static_cast<int64_t>(size);
 }
@@ -235,8 +238,7 @@ void PeakMemory::update(const WorkloadInput& input) {
 Json PeakMemory::compute() const {
   const int64_t peak = status_bytes("VmHWM");
   if (peak < 0 || start_rss_ < 0) {
-    throw MetricError(
-        fmt::format("{}: /proc/self/status has no VmRSS/VmHWM (Linux only)", name()));
+    throw MetricError(fmt::format("{}: /proc/self/status has no VmRSS/VmHWM (Linux only)", name()));
   }
   Json out = Json::object();
   out["peak_rss_bytes"] = peak;

@@ -126,8 +126,7 @@ TEST_CASE("InferenceTime adds pre- and post-processing to the inference time", "
   CHECK(v["sample_mean_ms"].get<double>() == Approx(18.0 / 2));
 }
 
-TEST_CASE("runs shorter than the clock's resolution are reported, never as a plain 0",
-          "[timing]") {
+TEST_CASE("runs shorter than the clock's resolution are reported, never as a plain 0", "[timing]") {
   Timings t = synthetic({0.0, 0.010, 0.0}, 4);
   t.clock_resolution_s = 1e-6;
   const Json v = neurobench::metrics::Latency().compute(t);
@@ -207,8 +206,7 @@ TEST_CASE("the timing pass excludes warm-up runs and leaves the other metrics al
   neurobench::Benchmark bench(
       classifier_model(), loader(4), std::move(pre), {},
       neurobench::MetricSet::from_names({}, {"Latency", "ClassificationAccuracy",
-                                             "ActivationSparsity", "InferenceTime",
-                                             "Throughput"}));
+                                             "ActivationSparsity", "InferenceTime", "Throughput"}));
   const auto r = bench.run(timed(2, 5));
   INFO(r.failures.size());
   REQUIRE(r.ok());
@@ -218,8 +216,8 @@ TEST_CASE("the timing pass excludes warm-up runs and leaves the other metrics al
   CHECK(r.values["ClassificationAccuracy"].get<double>() == Approx(0.7).epsilon(1e-6));
   std::vector<std::string> order;
   for (const auto& [key, v] : r.values.items()) order.push_back(key);
-  CHECK(order == std::vector<std::string>{"Latency", "ClassificationAccuracy",
-                                          "ActivationSparsity", "InferenceTime", "Throughput"});
+  CHECK(order == std::vector<std::string>{"Latency", "ClassificationAccuracy", "ActivationSparsity",
+                                          "InferenceTime", "Throughput"});
   const Json& latency = r.values["Latency"];
   CHECK(latency["runs"] == 5);
   CHECK(latency["warmup_runs"] == 2);
@@ -293,14 +291,14 @@ TEST_CASE("StartupTime loads the model file afresh; without a file it says so",
 
   auto in_memory = std::make_shared<neurobench::TorchScriptModel>(
       classifier_model()->module().clone(), neurobench::TorchScriptOptions{}, "a clone");
-  neurobench::Benchmark no_file(in_memory, loader(4), {}, {},
-                                neurobench::MetricSet::from_names({"ModelFileSize"},
-                                                                  {"StartupTime", "Latency"}));
+  neurobench::Benchmark no_file(
+      in_memory, loader(4), {}, {},
+      neurobench::MetricSet::from_names({"ModelFileSize"}, {"StartupTime", "Latency"}));
   const auto f = no_file.run(timed(0, 1));
   REQUIRE(f.failures.size() == 2);
-  CHECK_THAT(f.failures[0].message,
-             Catch::StartsWith("ModelFileSize") && Catch::Contains("a clone") &&
-                 Catch::Contains("not loaded from a file"));
+  CHECK_THAT(f.failures[0].message, Catch::StartsWith("ModelFileSize") &&
+                                        Catch::Contains("a clone") &&
+                                        Catch::Contains("not loaded from a file"));
   CHECK_THAT(f.failures[1].message,
              Catch::StartsWith("StartupTime") && Catch::Contains("not loaded from a file"));
   CHECK(f.values["StartupTime"].is_null());
@@ -368,7 +366,6 @@ TEST_CASE("metric names starting with '_' are reserved for metadata", "[benchmar
   };
   neurobench::MetricSet set;
   set.static_metrics.push_back(std::make_unique<Hidden>());
-  REQUIRE_THROWS_WITH(
-      neurobench::Benchmark(classifier_model(), loader(4), {}, {}, std::move(set)),
-      Catch::Contains("'_run'") && Catch::Contains("reserved"));
+  REQUIRE_THROWS_WITH(neurobench::Benchmark(classifier_model(), loader(4), {}, {}, std::move(set)),
+                      Catch::Contains("'_run'") && Catch::Contains("reserved"));
 }

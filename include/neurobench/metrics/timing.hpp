@@ -16,7 +16,7 @@ namespace neurobench {
 /// not recorded, then `runs` timed runs, or when `runs` is 0 as many as fit in `min_time_s`
 /// (at least `kMinAutoRuns`, at most `kMaxRuns`).
 struct TimingOptions {
-  static constexpr int64_t kMinAutoRuns = 10;    ///< Fewest timed runs when `runs` is 0.
+  static constexpr int64_t kMinAutoRuns = 10;   ///< Fewest timed runs when `runs` is 0.
   static constexpr int64_t kMaxRuns = 1000000;  ///< Most timed runs.
 
   int64_t warmup = 3;        ///< Untimed runs first (TorchScript optimises on early calls).
