@@ -35,9 +35,6 @@ using neurobench::Json;
 
 namespace {
 
-constexpr int kExitMetricFailed = 1;
-constexpr int kExitUsage = 2;
-
 struct Args {
   std::string data_dir = neurobench::datasets::kFashionMnistFolder;
   std::string models = FASHION_MNIST_MODELS_DIR;
@@ -246,7 +243,7 @@ int run(const Args& args) {
     all["seconds"] = seconds_since(everything);
     neurobench::write_file_atomically(args.json, all.dump(2) + "\n");
   }
-  return failed ? kExitMetricFailed : 0;
+  return failed ? neurobench::examples::kExitFailed : 0;
 }
 
 }  // namespace
@@ -276,13 +273,6 @@ int main(int argc, char** argv) {
                  "Also write the benchmark data to DIR/cnn_test.npz and DIR/snn_test.npz, for "
                  "`neurobench run cnn.json` / `snn.json`");
   app.add_flag("--quiet", args.quiet, "No progress bars or notes on stderr");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return kExitUsage;
-  }
+  if (const auto stop = neurobench::examples::parse_command_line(app, argc, argv)) return *stop;
   return neurobench::examples::report_errors([&] { return run(args); });
 }

@@ -31,7 +31,6 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-constexpr int kExitUsage = 2;
 // Test images per forward call when checking the saved modules: small enough that the
 // activations stay below glibc's mmap threshold (large ones page-fault on every call).
 constexpr int64_t kChunk = 250;
@@ -241,14 +240,7 @@ int main(int argc, char** argv) {
   app.add_option("--threads", a.threads, "LibTorch and OpenBLAS threads")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return kExitUsage;
-  }
+  if (const auto stop = neurobench::examples::parse_command_line(app, argc, argv)) return *stop;
   std::string command = "fashion_mnist_train";
   for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
 

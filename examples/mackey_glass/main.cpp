@@ -41,9 +41,6 @@ using neurobench::datasets::MackeyGlassOptions;
 
 namespace {
 
-constexpr int kExitMetricFailed = 1;
-constexpr int kExitUsage = 2;
-
 // The figures NeuroBench publishes for its ESN on this task (per sample, averaged over taus).
 constexpr double kPublishedSmape = 14.79;
 constexpr double kPublishedFootprint = 2.81e5;
@@ -381,7 +378,7 @@ int run(const Args& args) {
   neurobench::write_file_atomically(out / "results.json", text);
   if (!args.json.empty()) neurobench::write_file_atomically(args.json, text);
   fmt::print("models and results.json in {}\n", out.string());
-  return failed ? kExitMetricFailed : 0;
+  return failed ? neurobench::examples::kExitFailed : 0;
 }
 
 }  // namespace
@@ -419,14 +416,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1e-9, 1.0));
   app.add_flag("--check-integrator", args.check_integrator,
                "Print the generator's step-size error (k against 2k steps) and exit");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);  // --help
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return kExitUsage;
-  }
+  if (const auto stop = neurobench::examples::parse_command_line(app, argc, argv)) return *stop;
   if (args.taus.empty()) {
     for (int tau = 17; tau <= 30; ++tau) args.taus.push_back(tau);
   }
