@@ -110,6 +110,15 @@ torch::Tensor recorded_input(const nlohmann::json& calls, const std::string& pat
   return tensor_of(calls.at(path).at(k).at("inputs").at(0));
 }
 
+// Each module call's first input and its output are those eager PyTorch recorded for its path.
+void check_recorded(const std::vector<SeenCall>& got, const nlohmann::json& calls) {
+  for (const auto& call : got) {
+    INFO(call.path);
+    CHECK(close(call.inputs.at(0), recorded_input(calls, call.path)));
+    CHECK(close(call.output, recorded_output(calls, call.path)));
+  }
+}
+
 torch::Tensor weight_of(const TorchScriptModel& model, const std::string& path,
                         const std::string& name) {
   torch::jit::Module m = model.module();
@@ -244,11 +253,7 @@ TEST_CASE("hooks reach modules nested in a Sequential inside a custom module", "
   (void)model.forward(tensor_of(json.at("input")));
   REQUIRE(paths_of(got) == std::vector<std::string>{"relu", "block1.seq.1", "block1.seq",
                                                     "block2.seq.1", "block2.seq"});
-  for (const auto& call : got) {
-    INFO(call.path);
-    CHECK(close(call.inputs.at(0), recorded_input(calls, call.path)));
-    CHECK(close(call.output, recorded_output(calls, call.path)));
-  }
+  check_recorded(got, calls);
 }
 
 TEST_CASE("two instances of one scripted class are told apart by path with their own values",
@@ -268,11 +273,7 @@ TEST_CASE("two instances of one scripted class are told apart by path with their
                                 [&](const ModuleCall& call) { got.push_back(seen(call)); });
     (void)model.forward(tensor_of(json.at("input")));
     REQUIRE(paths_of(got) == std::vector<std::string>{"block1", "block2"});
-    for (const auto& call : got) {
-      INFO(call.path);
-      CHECK(close(call.inputs.at(0), recorded_input(calls, call.path)));
-      CHECK(close(call.output, recorded_output(calls, call.path)));
-    }
+    check_recorded(got, calls);
     CHECK_FALSE(close(got[0].output, got[1].output));
   }
   SECTION("selected by path, only that instance is reported although the graph is shared") {
@@ -296,11 +297,7 @@ TEST_CASE("hooks on a traced model, whose instances each have a mangled type, se
   CHECK(close(model.forward(tensor_of(json.at("input"))), tensor_of(json.at("output"))));
   REQUIRE(paths_of(got) == std::vector<std::string>{"fc1", "block1.seq.0", "block1", "block2.seq.0",
                                                     "block2", "head"});
-  for (const auto& call : got) {
-    INFO(call.path);
-    CHECK(close(call.inputs.at(0), recorded_input(calls, call.path)));
-    CHECK(close(call.output, recorded_output(calls, call.path)));
-  }
+  check_recorded(got, calls);
 }
 
 TEST_CASE("a module a traced model calls twice (methods forward and forward1) fires on both calls",
