@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -100,23 +99,6 @@ double latency_seconds(const std::shared_ptr<neurobench::TorchScriptModel>& mode
   return r.values["Latency"]["batch_mean_ms"].get<double>() / 1e3 * static_cast<double>(batches);
 }
 
-// Resident memory in KiB, from /proc/self/status: "VmRSS" now, "VmHWM" the peak.
-int64_t status_kib(const std::string& field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind(field + ":", 0) == 0) return std::stoll(line.substr(field.size() + 1));
-  }
-  return -1;
-}
-
-// Resets the peak resident memory (Linux: writing 5 to clear_refs).
-bool reset_peak() {
-  std::ofstream clear("/proc/self/clear_refs");
-  clear << "5";
-  return static_cast<bool>(clear);
-}
-
 // Peak memory of one step-wise run of the spiking MLP over `steps` timesteps, above the memory
 // in use before it (data loaded): hooks keep counters, so this should not grow with `steps`.
 int memory_mode(const std::string& models_dir, int64_t steps, bool metrics) {
@@ -130,13 +112,13 @@ int memory_mode(const std::string& models_dir, int64_t steps, bool metrics) {
                                           "SynapticOperations", "MembraneUpdates",
                                           "NeuronOperations"};
   time_benchmark(model, w, metrics ? names : std::vector<std::string>{}, nullptr);  // warm-up
-  const int64_t before = status_kib("VmRSS");
-  if (!reset_peak()) {
+  const int64_t before = neurobench::resident_memory_bytes() / 1024;
+  if (!neurobench::reset_peak_resident_memory()) {
     fmt::print(stderr, "cannot reset the peak memory (/proc/self/clear_refs)\n");
     return 1;
   }
   time_benchmark(model, w, metrics ? names : std::vector<std::string>{}, nullptr);
-  const int64_t peak = status_kib("VmHWM");
+  const int64_t peak = neurobench::peak_resident_memory_bytes() / 1024;
   fmt::print("steps {} {}: peak {} KiB above the {} KiB in use before the run\n", steps,
              metrics ? "with all hook metrics" : "bare harness", peak - before, before);
   return 0;

@@ -64,6 +64,37 @@ const char* version() { return NEUROBENCH_VERSION; }
 
 namespace {
 
+// A `/proc/self/status` field in bytes (`VmRSS`, `VmHWM`), or -1 when not available.
+int64_t status_bytes(const char* field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  const std::string key = std::string(field) + ":";
+  while (std::getline(status, line)) {
+    if (line.rfind(key, 0) != 0) continue;
+    try {
+      return std::stoll(line.substr(key.size())) * 1024;  // the kernel reports kB
+    } catch (const std::exception&) {
+      return -1;
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+int64_t resident_memory_bytes() { return status_bytes("VmRSS"); }
+
+int64_t peak_resident_memory_bytes() { return status_bytes("VmHWM"); }
+
+bool reset_peak_resident_memory() {
+  std::ofstream clear("/proc/self/clear_refs");
+  clear << "5";
+  clear.flush();  // the kernel refuses the write itself, so check after it happened
+  return clear.good();
+}
+
+namespace {
+
 std::string cpu_model() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace neurobench {
@@ -15,6 +16,16 @@ namespace neurobench {
 
 /// The project version, e.g. "0.1.0".
 [[nodiscard]] const char* version();
+
+/// Resident memory of this process now, in bytes (`VmRSS` of /proc/self/status); -1 where
+/// that is not available (not Linux).
+[[nodiscard]] int64_t resident_memory_bytes();
+/// Peak resident memory of this process, in bytes (`VmHWM`): since it started, or since the
+/// last successful reset_peak_resident_memory(); -1 where that is not available.
+[[nodiscard]] int64_t peak_resident_memory_bytes();
+/// Resets the peak to the current resident memory (writes 5 to /proc/self/clear_refs);
+/// false when that is not allowed here.
+bool reset_peak_resident_memory();
 
 /// Where and how a benchmark ran: recorded with every result.
 struct Environment {

@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <numeric>
 #include <string>
 
 #include <fmt/format.h>
 
+#include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/metrics/builtin.hpp>
 #include <neurobench/metrics/timing.hpp>
@@ -201,33 +201,9 @@ Json ModelFileSize::compute(const NeuroBenchModel& model, const LayerSetup& /*la
   return static_cast<int64_t>(size);
 }
 
-namespace {
-
-// A `/proc/self/status` field in bytes (`VmRSS`, `VmHWM`), or -1 when not available.
-int64_t status_bytes(const char* field) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  const std::string key = std::string(field) + ":";
-  while (std::getline(status, line)) {
-    if (line.rfind(key, 0) != 0) continue;
-    try {
-      return std::stoll(line.substr(key.size())) * 1024;  // the kernel reports kB
-    } catch (const std::exception&) {
-      return -1;
-    }
-  }
-  return -1;
-}
-
-}  // namespace
-
 void PeakMemory::reset() {
-  // Writing 5 to clear_refs resets the peak resident set size (VmHWM) to the current size.
-  std::ofstream clear("/proc/self/clear_refs");
-  clear << "5";
-  clear.flush();
-  since_process_start_ = !clear.good();
-  start_rss_ = status_bytes("VmRSS");
+  since_process_start_ = !reset_peak_resident_memory();
+  start_rss_ = resident_memory_bytes();
   footprint_ = -1;
 }
 
@@ -236,7 +212,7 @@ void PeakMemory::update(const WorkloadInput& input) {
 }
 
 Json PeakMemory::compute() const {
-  const int64_t peak = status_bytes("VmHWM");
+  const int64_t peak = peak_resident_memory_bytes();
   if (peak < 0 || start_rss_ < 0) {
     throw MetricError(fmt::format("{}: /proc/self/status has no VmRSS/VmHWM (Linux only)", name()));
   }

@@ -325,6 +325,26 @@ TEST_CASE("PeakMemory reports the workload's peak and its growth", "[benchmark]"
   CHECK(m["footprint_bytes"] == r.values["Footprint"]);
 }
 
+TEST_CASE("resident memory: now, the peak, and a reset of the peak", "[environment]") {
+  constexpr int64_t kBig = int64_t{64} << 20;
+  const int64_t base = neurobench::resident_memory_bytes();
+  REQUIRE(base > 0);
+  {
+    std::vector<char> big(static_cast<std::size_t>(kBig), 1);  // touched, freed at once (mmap)
+    REQUIRE(big[static_cast<std::size_t>(kBig - 1)] == 1);
+  }
+  const int64_t high = neurobench::peak_resident_memory_bytes();
+  CHECK(high >= base + kBig - (int64_t{4} << 20));
+  if (neurobench::reset_peak_resident_memory()) {
+    const int64_t now = neurobench::resident_memory_bytes();
+    const int64_t peak = neurobench::peak_resident_memory_bytes();
+    CHECK(peak >= now);
+    CHECK(peak < high - kBig / 2);  // the 64 MiB are gone from the new peak
+  } else {
+    WARN("this system does not let a process reset its peak memory (/proc/self/clear_refs)");
+  }
+}
+
 TEST_CASE("every run records its environment, saved as _run and _environment",
           "[benchmark][environment]") {
   at::set_num_threads(1);
