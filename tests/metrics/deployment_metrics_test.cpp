@@ -310,6 +310,15 @@ TEST_CASE("ModelFileSize is the model file's size on disk", "[benchmark]") {
   neurobench::TorchScriptModel model(path);
   const Json v = neurobench::metrics::ModelFileSize().compute(model, {});
   CHECK(v.get<int64_t>() == static_cast<int64_t>(std::filesystem::file_size(path)));
+
+  // A model file removed after loading: the error names the metric and the file.
+  neurobench::test::TempDir dir;
+  const auto copy = dir / "gone.pt";
+  std::filesystem::copy_file(path, copy);
+  const neurobench::TorchScriptModel loaded(copy);
+  std::filesystem::remove(copy);
+  REQUIRE_THROWS_WITH(neurobench::metrics::ModelFileSize().compute(loaded, {}),
+                      Catch::StartsWith("ModelFileSize") && Catch::Contains(copy.string()));
 }
 
 TEST_CASE("PeakMemory reports the workload's peak and its growth", "[benchmark]") {
