@@ -1225,14 +1225,19 @@ def _replace(root, path, new):
 # ---------------------------------------------------------------------------------------------
 # Command line
 
+def _usage_error(message):
+    print(message, file=sys.stderr)
+    sys.exit(2)
+
+
 def _load_net(spec, weights):
     if ":" not in spec:
-        raise SystemExit(f"error: '{spec}' is not MODULE:NAME (a module or .py file, then a "
+        _usage_error(f"error: '{spec}' is not MODULE:NAME (a module or .py file, then a "
                          "network or a function making one)")
     mod_name, attr = spec.rsplit(":", 1)
     if mod_name.endswith(".py") or os.sep in mod_name:
         if not os.path.isfile(mod_name):
-            raise SystemExit(f"error: {mod_name}: no such file")
+            _usage_error(f"error: {mod_name}: no such file")
         sys.path.insert(0, os.path.dirname(os.path.abspath(mod_name)))
         s = importlib.util.spec_from_file_location(
             os.path.splitext(os.path.basename(mod_name))[0], mod_name)
@@ -1243,11 +1248,11 @@ def _load_net(spec, weights):
         sys.path.insert(0, os.getcwd())
         module = importlib.import_module(mod_name)
     if not hasattr(module, attr):
-        raise SystemExit(f"error: {mod_name} has no attribute '{attr}'")
+        _usage_error(f"error: {mod_name} has no attribute '{attr}'")
     obj = getattr(module, attr)
     net = obj if isinstance(obj, nn.Module) else obj()
     if not isinstance(net, nn.Module):
-        raise SystemExit(f"error: {spec} gave {type(net).__name__}, not a torch.nn.Module")
+        _usage_error(f"error: {spec} gave {type(net).__name__}, not a torch.nn.Module")
     if weights:
         state = torch.load(weights, map_location="cpu")
         if isinstance(state, dict) and "state_dict" in state and isinstance(state["state_dict"], dict):
@@ -1261,19 +1266,19 @@ def _example_from_args(a):
         import numpy as np  # only for this option
         with np.load(a.example_npz) as z:
             if "data" not in z:
-                raise SystemExit(f"error: {a.example_npz} has no array 'data'")
+                _usage_error(f"error: {a.example_npz} has no array 'data'")
             x = torch.from_numpy(np.ascontiguousarray(z["data"][: a.batch_size]))
         if a.stepwise:
             if x.dim() < 2:
-                raise SystemExit(f"error: step-wise data must be (batch, time, ...), got {list(x.shape)}")
+                _usage_error(f"error: step-wise data must be (batch, time, ...), got {list(x.shape)}")
             x = x[:, 0]
         return x
     if not a.example_shape:
-        raise SystemExit("error: give --example-shape or --example-npz")
+        _usage_error("error: give --example-shape or --example-npz")
     try:
         shape = [int(s) for s in a.example_shape.split(",")]
     except ValueError:
-        raise SystemExit(f"error: --example-shape '{a.example_shape}' is not a list of integers")
+        _usage_error(f"error: --example-shape '{a.example_shape}' is not a list of integers")
     g = torch.Generator().manual_seed(0)
     if a.example_kind == "spikes":
         return (torch.rand(shape, generator=g) < a.spike_rate).float()
