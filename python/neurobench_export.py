@@ -1007,22 +1007,22 @@ def _check(net, loaded, example, *, custom_forward, stepwise, steps):
 # State of the user's network, kept and put back around the export's own runs
 
 def _snapshot(net):
-    saved = []
-    for m in net.modules():
-        attrs = {k: (v.clone() if isinstance(v, Tensor) else v) for k, v in vars(m).items()
-                 if not k.startswith("_") and (v is None or isinstance(v, (Tensor, list)))}
-        attrs = {k: (list(v) if isinstance(v, list) else v) for k, v in attrs.items()}
-        buffers = {k: (v.clone() if isinstance(v, Tensor) else v) for k, v in m._buffers.items()}
-        saved.append((m, attrs, buffers))
-    return saved
+    """The objects the net's modules hold now. snnTorch and the user's code replace state
+    tensors rather than writing into them, so putting the same objects back restores the net
+    exactly, shared tensors included."""
+    return [(m, dict(vars(m)), dict(m._buffers), dict(m._modules)) for m in net.modules()]
 
 
 def _restore(saved):
-    for m, attrs, buffers in saved:
-        for k, v in buffers.items():
-            m._buffers[k] = v
+    for m, attrs, buffers, modules in saved:
+        m._buffers.clear()
+        m._buffers.update(buffers)
+        m._modules.clear()
+        m._modules.update(modules)
+        for k in [k for k in vars(m) if k not in attrs]:
+            delattr(m, k)  # attributes the runs added (snnTorch's `reset`, for one)
         for k, v in attrs.items():
-            if k not in m._buffers:
+            if k not in ("_buffers", "_modules") and vars(m).get(k) is not v:
                 object.__setattr__(m, k, v)
 
 

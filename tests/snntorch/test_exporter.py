@@ -171,9 +171,12 @@ class ExporterTest(unittest.TestCase):
         net = nets.build_net("reaching_dim0")
         self.assertIsNone(net.mem1)
         before = {k: v.clone() for k, v in net.state_dict().items()}
+        mem = net.lif1.mem
         ne.export(net, self.out, example_input=torch.rand(6, 1, 24), stepwise=False)
         self.assertIsNone(net.mem1)
+        self.assertIs(net.lif1.mem, mem)
         self.assertEqual(net.lif1.mem.numel(), 0)
+        self.assertFalse(hasattr(net.lif1, "reset"), "no attribute left from the check's runs")
         self.assertFalse(net.training)
         for k, v in net.state_dict().items():
             self.assertTrue(torch.equal(v, before[k]), k)
