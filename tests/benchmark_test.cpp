@@ -122,6 +122,30 @@ TEST_CASE("a spiking layer with no known neuron cost fails NeuronOperations only
   REQUIRE(r.values["MembraneUpdates"].get<double>() > 0);
 }
 
+TEST_CASE("Argmax turns scores into classes for ClassificationAccuracy, batches of one included",
+          "[benchmark][processors]") {
+  // The regressor's two outputs per sample serve as scores of two classes.
+  auto model = std::make_shared<TorchScriptModel>(neurobench::test::fixture("core/regressor.pt"));
+  const torch::Tensor data = load("regressor.npz")->data();
+  const torch::Tensor classes = model->forward(data).argmax(1);
+  torch::Tensor targets = classes.clone();
+  targets[0] = 1 - targets[0];
+  targets[3] = 1 - targets[3];  // 10 of 12 right
+  auto ds = std::make_shared<TensorDataset>(data, targets);
+  // Batch sizes 1 (every batch 0-d after Argmax), 5 (5, 5, 2), 11 (11, 1) and 12.
+  for (const int64_t batch_size : {1, 5, 11, 12}) {
+    INFO("batch size " << batch_size);
+    std::vector<std::unique_ptr<neurobench::PostProcessor>> post;
+    post.push_back(neurobench::post_processors().create("Argmax"));
+    Benchmark bench(model, loader(ds, batch_size), {}, std::move(post),
+                    MetricSet::from_names({}, {"ClassificationAccuracy"}));
+    const auto r = bench.run(quiet());
+    REQUIRE(r.ok());
+    REQUIRE(r.samples == 12);
+    REQUIRE(r.values["ClassificationAccuracy"].get<double>() == Approx(10.0 / 12).epsilon(1e-6));
+  }
+}
+
 TEST_CASE("a model without activation layers gets a warning, and the metric reports 0",
           "[benchmark]") {
   auto model = std::make_shared<TorchScriptModel>(neurobench::test::fixture("core/regressor.pt"));

@@ -102,8 +102,8 @@ def reset_mem(self) -> None:
     self.mem = torch.zeros_like(self.mem)
 )JIT";
 
-// forward gives classes, so that ClassificationAccuracy needs no post-processor (none of the
-// built-in ones takes an argmax over logits); logits gives the scores.
+// forward gives classes, so that ClassificationAccuracy needs no post-processor (a network
+// returning its logits would take the Argmax post-processor); logits gives the scores.
 constexpr const char* kCnnSource = R"JIT(
 def forward(self, x: Tensor) -> Tensor:
     x = torch.max_pool2d(self.relu1.forward(self.conv1.forward(x)), [2, 2])

@@ -63,6 +63,21 @@ torch::Tensor Aggregate::operator()(const torch::Tensor& preds) {
   return preds.sum(1);
 }
 
+// NeuroBench's GSC ANN example: `output.argmax(dim=-1).squeeze()`.
+torch::Tensor Argmax::operator()(const torch::Tensor& preds) {
+  if (preds.dim() == 0) {
+    throw InputError(fmt::format("Argmax: predictions must have a class dimension, such as "
+                                 "(batch, classes), got a 0-d tensor (shape {})",
+                                 shape_string(preds)));
+  }
+  if (preds.size(-1) == 0) {
+    throw InputError(fmt::format("Argmax: predictions have no classes: the last dimension of "
+                                 "shape {} is empty",
+                                 shape_string(preds)));
+  }
+  return preds.argmax(-1).squeeze();
+}
+
 }  // namespace processors
 
 Registry<PreProcessor>& pre_processors() {
@@ -80,6 +95,10 @@ Registry<PostProcessor>& post_processors() {
            [] { return std::make_unique<processors::ChooseMaxCount>(); }});
     r.add({"Aggregate", "sum over the timestep dimension: (batch, timesteps, ...) -> (batch, ...)",
            [] { return std::make_unique<processors::Aggregate>(); }});
+    r.add({"Argmax",
+           "scores (batch, classes) -> class with the largest score: argmax over the last "
+           "dimension, then squeeze",
+           [] { return std::make_unique<processors::Argmax>(); }});
     return r;
   }();
   return registry;

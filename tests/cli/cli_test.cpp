@@ -5,6 +5,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include <neurobench/data/dataset.hpp>
+#include <neurobench/data/npz.hpp>
+#include <neurobench/model/model.hpp>
+
 #include "support.hpp"
 
 using neurobench::test::fixture;
@@ -40,9 +44,29 @@ TEST_CASE("neurobench list shows every metric and processor", "[cli]") {
   const auto r = run_cli("list");
   REQUIRE(r.status == 0);
   for (const char* name : {"Footprint", "ConnectionSparsity", "SynapticOperations",
-                           "MembraneUpdates", "ChooseMaxCount", "Aggregate"}) {
+                           "MembraneUpdates", "ChooseMaxCount", "Aggregate", "Argmax"}) {
     REQUIRE_THAT(r.out, Catch::Contains(name));
   }
+}
+
+TEST_CASE("run --post Argmax scores a network that returns class scores", "[cli]") {
+  // The regressor's two outputs per sample serve as scores of two classes; a last batch of one.
+  neurobench::test::TempDir dir;
+  const torch::Tensor data =
+      neurobench::TensorDataset::from_npz(fixture("core/regressor.npz")).data();
+  neurobench::TorchScriptModel model(fixture("core/regressor.pt"));
+  torch::Tensor targets = model.forward(data).argmax(1);
+  targets[2] = 1 - targets[2];  // 11 of 12 right
+  neurobench::save_npz(dir / "scores.npz", {{"data", data}, {"targets", targets}});
+  const auto json = dir / "out.json";
+  const auto r = run_cli("run --model " + q(fixture("core/regressor.pt")) + " --data " +
+                         q(dir / "scores.npz") + " --batch-size 11 --post Argmax --workload "
+                         "ClassificationAccuracy --quiet --json " + q(json));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto values = nlohmann::json::parse(neurobench::test::read_file(json));
+  REQUIRE(values["ClassificationAccuracy"].get<double>() == Approx(11.0 / 12).epsilon(1e-6));
+  REQUIRE(values["_run"]["batches"] == 2);
 }
 
 TEST_CASE("every command has --help", "[cli]") {
@@ -83,8 +107,8 @@ TEST_CASE("bad input exits 2 with one clear message and writes no results file",
            " --workload Acuracy",
        "Acuracy"},
       {"run --model " + model + " --data " + q(fixture("core/classifier.npz")) +
-           " --post Argmax --workload MSE",
-       "Argmax"},
+           " --post Argmin --workload MSE",
+       "Argmin"},
       {"run --model " + model + " --data " + q(fixture("core/classifier.npz")), "no metrics"},
       {"run --model " + model + " --data " + q(fixture("core/classifier.npz")) +
            " --batch-size 0 --workload MSE",

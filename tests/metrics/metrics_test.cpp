@@ -42,6 +42,23 @@ TEST_CASE("ClassificationAccuracy is the float32 mean of equal predictions", "[m
   REQUIRE(plain(acc, p, t).get<double>() == static_cast<double>(0.9f));
 }
 
+TEST_CASE("ClassificationAccuracy counts a 0-d prediction as the one sample of its batch",
+          "[metrics]") {
+  // Argmax squeezes a batch of one to 0-d, as Python's argmax(-1).squeeze(); Python's
+  // `preds == labels` broadcasts it against the labels' (1).
+  neurobench::metrics::ClassificationAccuracy acc;
+  REQUIRE(plain(acc, torch::tensor(2, torch::kLong), torch::tensor({2}, torch::kLong))
+              .get<double>() == 1.0);
+  REQUIRE(plain(acc, torch::tensor(1, torch::kLong), torch::tensor({2}, torch::kLong))
+              .get<double>() == 0.0);
+  // Anything else that does not match stays an error.
+  REQUIRE_THROWS_AS(plain(acc, torch::tensor(2, torch::kLong), torch::tensor({2, 2})),
+                    neurobench::InputError);
+  REQUIRE_THROWS_WITH(plain(acc, torch::tensor(2, torch::kLong), torch::tensor({2, 2})),
+                      Catch::Contains("ClassificationAccuracy") && Catch::Contains("[]") &&
+                          Catch::Contains("[2]"));
+}
+
 TEST_CASE("predictions whose shape differs from the targets are an InputError", "[metrics]") {
   neurobench::metrics::MSE mse;
   REQUIRE_THROWS_AS(plain(mse, torch::zeros({4, 1}), torch::zeros({4})), neurobench::InputError);

@@ -57,5 +57,18 @@ class Aggregate final : public PostProcessor {
   [[nodiscard]] torch::Tensor operator()(const torch::Tensor& preds) override;
 };
 
+/// Scores to class: the index of the largest value along the last dimension, with every
+/// dimension of size 1 then squeezed away, as Python's `preds.argmax(dim=-1).squeeze()` (the
+/// post-processor of NeuroBench's GSC ANN example). Scores or log-probabilities
+/// `(batch, classes)` give class indices `(batch)`, int64; ties go to the first class.
+/// `(batch, timesteps, classes)` gives `(batch, timesteps)`, a class per timestep. As in
+/// Python, the squeeze also removes a batch of one: `(1, classes)` gives a 0-d tensor, which
+/// ClassificationAccuracy counts as that one sample. Throws InputError for a 0-d input or an
+/// empty last dimension (no classes).
+class Argmax final : public PostProcessor {
+ public:
+  [[nodiscard]] torch::Tensor operator()(const torch::Tensor& preds) override;
+};
+
 }  // namespace processors
 }  // namespace neurobench
