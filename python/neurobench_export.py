@@ -4,7 +4,7 @@
 
     from neurobench_export import export
     export(net, "net.pt", example_input=x)                        # SNNTorchModel(net): --stepwise
-    export(net, "net.pt", example_input=x, custom_forward=True)   # SNNTorchModel(net, custom_forward=True)
+    export(net, "net.pt", example_input=x, custom_forward=True)   # ...(net, custom_forward=True)
     export(net, "net.pt", example_input=x)                        # TorchModel(net)
 
 `example_input` is one batch as the model is called with it: one timestep `data[:, t]` for a
@@ -38,7 +38,7 @@ import sys
 import tempfile
 import textwrap
 import types
-from typing import Dict, List, Optional, Tuple
+from typing import Optional, Tuple
 
 import torch
 from torch import Tensor, nn
@@ -453,10 +453,6 @@ def _scripted_class(name, tuple_output):
 STATE_ATTRIBUTES = ("mem", "syn", "syn_exc", "syn_inh", "spk")
 
 
-def _is_snntorch(module):
-    return any(c.__module__.startswith("snntorch.") for c in type(module).__mro__)
-
-
 def _is_snntorch_neuron(module):
     return any(c.__name__ == "SpikingNeuron" and c.__module__.startswith("snntorch.")
                for c in type(module).__mro__)
@@ -531,7 +527,7 @@ def _convert_neuron(path, m, honour_state_args):
 # class methods. The rewritten source keeps the original line numbers, so TorchScript's errors
 # point at the user's lines.
 
-_KNOWN_UTILS = ("reset",)
+_SELF = object()  # _resolve's answer for a chain that starts at `self`
 
 
 def _resolve(expr, fn):
@@ -545,7 +541,7 @@ def _resolve(expr, fn):
     parts.append(expr.id)
     parts.reverse()
     if parts[0] == "self":
-        return "self", parts[1:]
+        return _SELF, parts[1:]
     scope = dict(fn.__globals__)
     if fn.__closure__:
         scope.update(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__)))
@@ -631,16 +627,17 @@ class _Rewriter:
 
     def replacement(self, call, fn):
         """Source to put in place of `call`, or None to leave it."""
-        where = f"{type(self.module).__name__}.{fn.__name__} (line {call.lineno + fn.__code__.co_firstlineno - 1})"
+        line = call.lineno + fn.__code__.co_firstlineno - 1
+        where = f"{type(self.module).__name__}.{fn.__name__} (line {line})"
         target, chain = _resolve(call.func, fn)
         if target is None:
             return None
-        if target == "self":
+        if target is _SELF:
             # self.lif1.reset_hidden() / .detach_hidden() / .init_leaky() on a neuron
             if not chain or chain[-1] not in ("reset_hidden", "detach_hidden"):
                 return None
             owner = _self_path(chain[:-1], self.module)
-            if type(owner).__name__ not in _NEURONS or not hasattr(owner, "_neurobench_reset_state"):
+            if not hasattr(owner, "_neurobench_reset_state"):
                 return None
             if chain[-1] == "detach_hidden":
                 return "self._neurobench_noop()"
@@ -657,9 +654,6 @@ class _Rewriter:
             # snnTorch resets every neuron of the classes found among the net's direct children
             classes = {type(c).__name__ for c in net.children() if type(c).__name__ in _NEURONS}
             return self._reset_method(self._neurons_of_classes(classes, where))
-        if inspect.isclass(target) and target.__name__ in _NEURONS and \
-                target.__module__.startswith("snntorch") and chain is None:
-            return None
         owner_cls = getattr(target, "__self__", None)
         if inspect.isclass(owner_cls) and owner_cls.__module__.startswith("snntorch.") and \
                 name in ("reset_hidden", "detach_hidden"):
@@ -976,8 +970,9 @@ def _check(net, loaded, example, *, custom_forward, stepwise, steps):
                 stop = False
                 for t in range(steps):
                     x = next(inputs)
+                    how = "after a reset" if protocol == "reset" else "state carried"
                     where = (f"at call {t + 1} of batch {batch_no + 1} (input shape "
-                             f"{list(x.shape)}, {'after a reset' if protocol == 'reset' else 'state carried'})")
+                             f"{list(x.shape)}, {how})")
                     try:
                         e_out = net(x)
                     except Exception:  # noqa: BLE001
@@ -1255,7 +1250,7 @@ def _load_net(spec, weights):
         _usage_error(f"error: {spec} gave {type(net).__name__}, not a torch.nn.Module")
     if weights:
         state = torch.load(weights, map_location="cpu")
-        if isinstance(state, dict) and "state_dict" in state and isinstance(state["state_dict"], dict):
+        if isinstance(state, dict) and isinstance(state.get("state_dict"), dict):
             state = state["state_dict"]
         net.load_state_dict(state)
     return net.eval()
@@ -1270,7 +1265,8 @@ def _example_from_args(a):
             x = torch.from_numpy(np.ascontiguousarray(z["data"][: a.batch_size]))
         if a.stepwise:
             if x.dim() < 2:
-                _usage_error(f"error: step-wise data must be (batch, time, ...), got {list(x.shape)}")
+                _usage_error(f"error: step-wise data must be (batch, time, ...), got shape "
+                             f"{list(x.shape)}")
             x = x[:, 0]
         return x
     if not a.example_shape:
