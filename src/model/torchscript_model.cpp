@@ -8,6 +8,7 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <unordered_map>
 #include <unordered_set>
@@ -19,6 +20,8 @@
 #include <torch/library.h>
 
 #include <neurobench/errors.hpp>
+
+#include "model/neuron_state.hpp"
 
 namespace neurobench {
 
@@ -503,6 +506,19 @@ struct TorchScriptModel::Impl {
     if (std::exception_ptr e = instrumentation->take_exception()) std::rethrow_exception(e);
   }
 
+  // The spiking neurons of the module being run (the original or the instrumented clone),
+  // found once per module. `neurons_of` holds the module, so its address is not reused.
+  std::optional<torch::jit::Module> neurons_of;
+  std::vector<detail::Neuron> neurons;
+
+  std::vector<detail::Neuron>& neurons_in(const torch::jit::Module& m) {
+    if (!neurons_of || neurons_of->_ivalue().get() != m._ivalue().get()) {
+      neurons = detail::find_neurons(m);
+      neurons_of = m;
+    }
+    return neurons;
+  }
+
   // spec: step-wise convention; reset the network's state before each batch.
   void reset_state(torch::jit::Module& m) {
     if (m.find_method("reset")) {
@@ -518,12 +534,8 @@ struct TorchScriptModel::Impl {
       }
       return;
     }
-    for (const auto& item : m.named_modules()) {
-      torch::jit::Module sub = item.value;
-      if (!sub.hasattr("mem")) continue;
-      const c10::IValue mem = sub.attr("mem");
-      if (mem.isTensor()) sub.setattr("mem", torch::zeros_like(mem.toTensor()));
-    }
+    // As snnTorch's `utils.reset`: every state a neuron keeps, not only `mem`.
+    detail::reset_neuron_state(neurons_in(m));
   }
 
   c10::IValue call(torch::jit::Module& m, const torch::Tensor& input, const std::string& what) {

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "model/model_fixtures.hpp"
+#include "support.hpp"
 #include <nlohmann/json.hpp>
 
 #include <neurobench/errors.hpp>
@@ -286,6 +287,76 @@ TEST_CASE("step-wise state is reset between batches", "[model][stepwise]") {
     // A shorter batch of the same size starts from zero too: its spikes are a prefix.
     CHECK(model.forward(snn_slice(data, 2)).equal(snn_slice(spikes, 2)));
   }
+}
+
+namespace {
+
+// Fixtures of tests/fixtures/stepwise/, written by make_stepwise.py.
+nlohmann::json stepwise_expected() {
+  std::ifstream in(neurobench::test::fixture("stepwise/expected.json"));
+  REQUIRE(in.good());
+  return nlohmann::json::parse(in);
+}
+
+fs::path stepwise_fixture(const std::string& name) {
+  return neurobench::test::fixture("stepwise/" + name);
+}
+
+}  // namespace
+
+TEST_CASE("the step-wise reset clears syn and spk as well as mem, so no state leaks into the "
+          "next batch",
+          "[model][stepwise]") {
+  const auto all = stepwise_expected();
+  // Synaptic keeps `syn` and `mem`, RLeaky `spk` and `mem`; neither network has reset().
+  for (const std::string name : {"synaptic", "rleaky"}) {
+    INFO(name);
+    const auto& json = all.at(name);
+    const torch::Tensor data1 = tensor_of(json.at("data1"));
+    const torch::Tensor data2 = tensor_of(json.at("data2"));
+    const torch::Tensor spikes2 = tensor_of(json.at("spikes2"));
+    // The fixture is sensitive: resetting only `mem` changes the second batch's spikes.
+    REQUIRE_FALSE(tensor_of(json.at("spikes2_mem_only_reset")).equal(spikes2));
+    TorchScriptModel model(stepwise_fixture(name + ".pt"), TorchScriptOptions{true});
+    REQUIRE_FALSE(model.module().find_method("reset"));
+    CHECK(model.forward(data1).equal(tensor_of(json.at("spikes1"))));
+    const torch::Tensor second = model.forward(data2);
+    CHECK(second.equal(spikes2));
+    TorchScriptModel fresh(stepwise_fixture(name + ".pt"), TorchScriptOptions{true});
+    CHECK(second.equal(fresh.forward(data2)));
+    // The same with a hook: the instrumented copy of the network is reset the same way.
+    const auto noop = [](const neurobench::ModuleCall&) {};
+    const auto handle = model.register_forward_hook(
+        neurobench::ModuleSelector::by_type({"Synaptic", "RLeaky"}), noop);
+    (void)model.forward(data1);
+    CHECK(model.forward(data2).equal(spikes2));
+    model.remove_hook(handle);
+  }
+}
+
+TEST_CASE("the step-wise reset also clears a 'mem' that was None before the first batch",
+          "[model][stepwise]") {
+  // Not one of snnTorch's classes: a neuron because it has an Optional[Tensor] attribute `mem`.
+  torch::jit::Module neuron("Integrator");
+  neuron.register_attribute("mem", c10::OptionalType::create(c10::TensorType::get()),
+                            c10::IValue());
+  neuron.define(R"JIT(
+def forward(self, x):
+    mem = self.mem
+    if mem is None:
+        mem = torch.zeros_like(x)
+    mem = 0.5 * mem + x
+    self.mem = mem
+    return mem
+)JIT");
+  TorchScriptModel model(neuron, TorchScriptOptions{true});
+  const torch::Tensor batch1 = torch::ones({2, 3, 4});
+  const torch::Tensor batch2 = torch::full({2, 3, 4}, 2.0);
+  (void)model.forward(batch1);
+  // From zero: 2, 3, 3.5 (with batch 1's state left over it would start from 1.75).
+  const torch::Tensor expected =
+      torch::tensor({2.0f, 3.0f, 3.5f}).reshape({1, 3, 1}).expand({2, 3, 4});
+  CHECK(model.forward(batch2).equal(expected));
 }
 
 TEST_CASE("a step-wise model's reset() is called once per batch", "[model][stepwise]") {

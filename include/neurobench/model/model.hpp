@@ -75,9 +75,12 @@ struct TorchScriptOptions {
 /// ```
 ///
 /// Step-wise mode (the reference's `SNNTorchModel`): before each batch the network's state is
-/// reset (its `reset()` method when it has one, otherwise every spiking neuron's `mem` set to
-/// zeros); then the module is called on `data[:, t]` for every timestep `t`; a `(spikes, mem)`
-/// result or a plain tensor is accepted, and the spikes are stacked along dimension 1.
+/// reset (its `reset()` method when it has one; otherwise, as snnTorch's `utils.reset`, every
+/// state attribute `mem`, `syn`, `syn_exc`, `syn_inh`, `spk` that a spiking neuron holds as a
+/// tensor is set to zeros); then the module is called on `data[:, t]` for every timestep `t`; a
+/// `(spikes, mem)` result or a plain tensor is accepted, and the spikes are stacked along
+/// dimension 1. Spiking neurons are modules whose class is one of snnTorch's neuron classes
+/// (metrics::spiking_neuron_types()) or that hold a tensor attribute `mem`.
 class TorchScriptModel final : public NeuroBenchModel {
  public:
   /// Loads `path`. Throws InputError naming the file when it is missing or not TorchScript.
