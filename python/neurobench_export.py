@@ -398,7 +398,7 @@ class _RSynaptic(_Neuron):
         return self.reset_mem()
 
     def _neurobench_reset_state(self) -> None:
-        self.spk = torch.zeros_like(self.spk)
+        # as snnTorch 0.9.4's RSynaptic.reset_hidden, which leaves spk (the recurrent input)
         self.syn = torch.zeros_like(self.syn)
         self.mem = torch.zeros_like(self.mem)
 
@@ -580,16 +580,20 @@ def _submodule_of_self(expr, module):
     return None
 
 
+def _path_expr(path):
+    """Source text reaching the module at dotted `path` from `self`, in TorchScript that both
+    scripted and traced modules accept (Sequential children are named "0", "1", ...)."""
+    out = "self"
+    for part in path.split(".") if path else []:
+        out = f"{out}.{part}" if part.isidentifier() else f'getattr({out}, "{part}")'
+    return out
+
+
 def _module_expr(root, target):
-    """Source text that reaches module `target` from `self` (= root), Sequential indices too."""
-    if target is root:
-        return "self"
+    """Source text that reaches module `target` from `self` (= root)."""
     for path, m in root.named_modules():
         if m is target:
-            out = "self"
-            for part in path.split("."):
-                out += f"[{part}]" if part.isdigit() else f".{part}"
-            return out
+            return _path_expr(path)
     return None
 
 
@@ -895,13 +899,18 @@ def _compare_outputs(e_out, x_out, where):
     return None
 
 
-def _variants(example, generator):
-    """Inputs for the check: the example and random permutations of its values (spikes stay
-    spikes), so that neurons see inputs other than the one given."""
+def _permuted(example, generator):
+    """The example's values in a random order (spikes stay spikes, the value mix stays)."""
     flat = example.reshape(-1)
+    return flat[torch.randperm(flat.numel(), generator=generator)].reshape(example.shape)
+
+
+def _variants(example, generator):
+    """Inputs for the check: the example, then random permutations of its values, so that
+    neurons see inputs other than the one given."""
+    yield example
     while True:
-        yield example
-        yield flat[torch.randperm(flat.numel(), generator=generator)].reshape(example.shape)
+        yield _permuted(example, generator)
 
 
 def _reset_like_neurobench(net):
@@ -936,9 +945,9 @@ def _check(net, loaded, example, *, custom_forward, stepwise, steps):
     with torch.no_grad():
         if custom_forward:
             t = example.shape[1]
-            longer = torch.cat([example, next(_variants(example, gen))[:, : max(1, t // 2)]], 1)
+            longer = torch.cat([example, _permuted(example, gen)[:, : max(1, t // 2)]], 1)
             shorter = example[:half, : max(1, t - t // 3)]
-            for i, x in enumerate([example, next(_variants(example, gen)), longer, shorter]):
+            for i, x in enumerate([example, _permuted(example, gen), longer, shorter]):
                 where = f"on call {i + 1} (input shape {list(x.shape)})"
                 try:
                     e_out = net(x)
@@ -962,7 +971,10 @@ def _check(net, loaded, example, *, custom_forward, stepwise, steps):
         # SNNTorchModel does it next to the reset the C++ harness does.
         protocols = {True: ["reset"], False: ["carry"], None: ["carry", "reset"]}[stepwise]
         for protocol in protocols:
-            for batch_no, batch in enumerate([example, example[:half]]):
+            # a second batch of the same size shows what the reset leaves; a smaller one,
+            # what depends on the batch size
+            second = _permuted(example, gen)
+            for batch_no, batch in enumerate([example, second, example[:half]]):
                 if protocol == "reset":
                     _reset_like_neurobench(net)
                     _reset_like_cpp(loaded)
@@ -1117,6 +1129,10 @@ def export(net, path, *, example_input=None, custom_forward=False, stepwise=None
                           f"{list(example.shape)}: {type(e).__name__}: {e}") from e
     _restore(saved)
 
+    # A step-wise net without reset() gets one that does what NeuroBench does before a batch.
+    mirror_reset = None
+    if not custom_forward and stepwise is not False and "reset" not in _user_functions(type(net)):
+        mirror_reset = _snntorch_reset(net)
     attempts = []  # (description, problem)
     report = []
     with tempfile.TemporaryDirectory(prefix="neurobench_export_", dir=out_dir) as tmp:
@@ -1134,6 +1150,8 @@ def export(net, path, *, example_input=None, custom_forward=False, stepwise=None
                 with torch.no_grad():
                     module = _build(net, example, how, root_reset, none_as_empty,
                                     custom_forward, calls)
+                if mirror_reset:
+                    _define_snntorch_reset(module, mirror_reset[0])
                 _set_initial_state(module, initial)
                 loaded, candidate = _save_and_load(module, tmp)
             except ExportError:
@@ -1159,14 +1177,11 @@ def export(net, path, *, example_input=None, custom_forward=False, stepwise=None
                 os.replace(candidate, path)
                 report.append(f"exported {type(net).__name__} to {path} ({label}); checked "
                               f"against the eager net")
-                unreset = _not_reset_by_snntorch(net)
-                if unreset and not custom_forward and stepwise is not False \
-                        and not hasattr(net, "reset"):
+                if mirror_reset and mirror_reset[1]:
                     report.append(
                         "note: snntorch.utils.reset(net), which NeuroBench calls before each "
-                        "batch, resets only the neuron classes among the net's direct children; "
-                        f"{', '.join(unreset)} keep their state across batches in Python "
-                        "NeuroBench, while neurobench-cpp resets them (docs/snntorch.md)")
+                        f"batch, does not reset {'; '.join(mirror_reset[1])}; the saved reset() "
+                        "does the same, so that the numbers agree (docs/snntorch.md)")
                 break
             attempts.append((label, f"the saved model does not behave as the eager net: {problem}"))
         else:
@@ -1181,10 +1196,33 @@ def export(net, path, *, example_input=None, custom_forward=False, stepwise=None
     return text
 
 
-def _not_reset_by_snntorch(net):
+def _snntorch_reset(net):
+    """What snntorch.utils.reset(net) resets, which NeuroBench's SNNTorchModel calls before each
+    batch of a net without reset(): (paths it resets, what it leaves, as text). snnTorch 0.9.4
+    resets every neuron of the classes found among net's direct children that it registered
+    when it was made, and RSynaptic's reset leaves its spikes."""
+    import snntorch  # the network's own snnTorch
+
+    registered = {id(m) for m in snntorch.SpikingNeuron.instances}
     classes = {type(c).__name__ for c in net.children() if _is_snntorch_neuron(c)}
-    return [p for p, m in net.named_modules()
-            if _is_snntorch_neuron(m) and type(m).__name__ not in classes]
+    reset, left = [], []
+    for p, m in net.named_modules():
+        if not _is_snntorch_neuron(m):
+            continue
+        name = type(m).__name__
+        if name in classes and id(m) in registered:
+            reset.append(p)
+            if name == "RSynaptic":
+                left.append(f"'{p}' (RSynaptic) its spikes spk")
+        else:
+            left.append(f"'{p}' ({name}) all its state")
+    return reset, left
+
+
+def _define_snntorch_reset(module, paths):
+    lines = ["def reset(self) -> None:"]
+    lines += [f"    {_path_expr(p)}._neurobench_reset_state()" for p in paths] or ["    pass"]
+    module.define("\n".join(lines) + "\n")
 
 
 def _failure_message(net, attempts):

@@ -328,6 +328,23 @@ class NestedNet(nn.Module):
         return self.readout(self.head(self.blocks(x)))
 
 
+class NestedNoReset(nn.Module):
+    """No reset(): NeuroBench calls snntorch.utils.reset(net), which resets only the neuron
+    classes among the direct children (Synaptic here), so the nested Leaky layers carry their
+    membranes from one batch into the next; the export's reset() must do the same."""
+
+    def __init__(self):
+        super().__init__()
+        self.block = nn.Sequential(nn.Linear(10, 16), snn.Leaky(beta=0.95, threshold=0.7,
+                                                                init_hidden=True))
+        self.fc = nn.Linear(16, 4)
+        self.out = snn.Synaptic(alpha=0.8, beta=0.9, init_hidden=True, output=True)
+
+    def forward(self, x):
+        spk, _, mem = self.out(self.fc(self.block(x)))
+        return spk, mem
+
+
 def _spikes(rng, shape, p):
     return (rng.random(shape) < p).astype(np.float32)
 
@@ -373,6 +390,8 @@ CASES = {
     "mixed_state": dict(build=MixedStateNet, batch_size=8, post=["ChooseMaxCount"],
                         data=lambda r: r.standard_normal((20, 15, 10)).astype(np.float32) * 2,
                         classes=4),
+    "nested_no_reset": dict(build=NestedNoReset, batch_size=8, post=["ChooseMaxCount"],
+                            data=lambda r: _spikes(r, (24, 10, 10), 0.4), classes=4),
     "nested_blocks": dict(build=NestedNet, batch_size=8, post=["ChooseMaxCount"],
                           data=lambda r: _spikes(r, (20, 12, 14), 0.35), classes=3),
 }

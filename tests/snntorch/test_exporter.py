@@ -191,6 +191,21 @@ class ExporterTest(unittest.TestCase):
             if m.original_name == "Leaky":
                 self.assertEqual(int(m.mem.count_nonzero()), 0, f"{p} was reset")
 
+    def test_a_net_without_reset_gets_one_that_does_what_snntorch_utils_reset_does(self):
+        net = nets.build_net("nested_no_reset")
+        report = ne.export(net, self.out, example_input=spikes(3, 10), stepwise=True)
+        self.assertIn("does not reset 'block.1' (Leaky)", report)
+        loaded = torch.jit.load(self.out)
+        for _ in range(3):
+            loaded(spikes(3, 10, p=0.9))
+        leaky, synaptic = getattr(loaded.block, "1"), loaded.out
+        self.assertGreater(int(leaky.mem.count_nonzero()), 0)
+        self.assertGreater(int(synaptic.mem.count_nonzero()), 0)
+        loaded.reset()
+        self.assertGreater(int(leaky.mem.count_nonzero()), 0, "utils.reset(net) leaves it")
+        self.assertEqual(int(synaptic.mem.count_nonzero()), 0)
+        self.assertEqual(int(synaptic.syn.count_nonzero()), 0)
+
     def test_the_command_line_exports_a_network_from_a_file(self):
         r = subprocess.run([sys.executable, os.path.join(ROOT, "python", "neurobench_export.py"),
                             os.path.join(HERE, "nets.py") + ":kws_sequential", self.out,
