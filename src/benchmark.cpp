@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -415,6 +416,13 @@ Results Benchmark::run(const RunOptions& options) {
       } catch (const std::exception& e) {
         record_failure(name, e.what());
       }
+    }
+  }
+
+  // What the model saw while it ran (a step-wise network that keeps no state), each once.
+  for (const std::string& w : model.warnings()) {
+    if (std::find(results.warnings.begin(), results.warnings.end(), w) == results.warnings.end()) {
+      results.warnings.push_back(w);
     }
   }
 

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <neurobench/benchmark.hpp>
 
+#include <algorithm>
+#include <fstream>
+
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <neurobench/errors.hpp>
 #include <neurobench/metrics/builtin.hpp>
@@ -144,6 +148,48 @@ TEST_CASE("Argmax turns scores into classes for ClassificationAccuracy, batches 
     REQUIRE(r.samples == 12);
     REQUIRE(r.values["ClassificationAccuracy"].get<double>() == Approx(10.0 / 12).epsilon(1e-6));
   }
+}
+
+TEST_CASE("a step-wise run of a traced snnTorch network carries the stateless-network warnings "
+          "once each",
+          "[benchmark][stepwise]") {
+  const auto ds = std::make_shared<TensorDataset>(
+      TensorDataset::from_npz(neurobench::test::fixture("stepwise/traced_snntorch.npz")));
+  std::ifstream in(neurobench::test::fixture("stepwise/expected.json"));
+  const auto expected = nlohmann::json::parse(in).at("traced_snntorch");
+  neurobench::TorchScriptOptions opts;
+  opts.stepwise = true;
+  // Hooks (ActivationSparsity) and a timing pass (Latency) run the model in other ways too.
+  const auto run = [&](const std::string& file) {
+    auto model = std::make_shared<TorchScriptModel>(neurobench::test::fixture(file), opts);
+    std::vector<std::unique_ptr<neurobench::PostProcessor>> post;
+    post.push_back(neurobench::post_processors().create("ChooseMaxCount"));
+    neurobench::RunOptions o = quiet();
+    o.timing.warmup = 0;
+    o.timing.runs = 2;
+    Benchmark bench(model, loader(ds, 3), {}, std::move(post),
+                    MetricSet::from_names({}, {"ClassificationAccuracy", "ActivationSparsity",
+                                               "Latency"}));
+    return bench.run(o);
+  };
+  const auto count = [](const neurobench::Results& r, const std::string& part) {
+    return std::count_if(r.warnings.begin(), r.warnings.end(), [&](const std::string& w) {
+      return w.find(part) != std::string::npos;
+    });
+  };
+  const auto traced = run("stepwise/traced_snntorch.pt");
+  REQUIRE(traced.ok());
+  CHECK(traced.values["ClassificationAccuracy"].get<double>() ==
+        Approx(expected.at("stateless_accuracy").get<double>()));
+  CHECK(count(traced, "state is lost") == 2);
+  CHECK(count(traced, "no forward method stores the membrane 'mem'") == 1);
+  CHECK(count(traced, "no spiking neuron kept its state") == 1);
+  // The same network, scripted with its state: Python's accuracy and no such warning.
+  const auto stateful = run("stepwise/stateful_leaky.pt");
+  REQUIRE(stateful.ok());
+  CHECK(stateful.values["ClassificationAccuracy"].get<double>() ==
+        Approx(expected.at("accuracy").get<double>()));
+  CHECK(count(stateful, "state is lost") == 0);
 }
 
 TEST_CASE("a model without activation layers gets a warning, and the metric reports 0",

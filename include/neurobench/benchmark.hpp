@@ -45,7 +45,9 @@ struct Results {
   /// a failed metric's value is null.
   Json values = Json::object();
   std::vector<MetricFailure> failures;  ///< Metrics that failed (the others completed).
-  std::vector<std::string> warnings;    ///< Things the user should know (layers not found).
+  /// Things the user should know: layers not found, timing limits, and the model's own
+  /// (NeuroBenchModel::warnings(), each once; e.g. a step-wise network that keeps no state).
+  std::vector<std::string> warnings;
   int64_t samples = 0;                  ///< Samples seen by the workload pass.
   std::size_t batches = 0;              ///< Batches run by the workload pass.
   Environment environment;              ///< Where and how the run was made.

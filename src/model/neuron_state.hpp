@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The state that spiking neurons of a TorchScript module keep between timesteps: finding the
-// neurons and resetting their state before a batch.
+// neurons, resetting their state before a batch, and the two checks that tell a network that
+// keeps no state at all (a `torch.jit.trace` of snnTorch) from one that does.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -28,5 +30,35 @@ struct Neuron {
 
 /// Sets every state attribute of `neurons` that holds a tensor to zeros of its shape.
 void reset_neuron_state(std::vector<Neuron>& neurons);
+
+/// The neurons' state at one moment: each state tensor (kept alive, so that its identity can be
+/// compared) and a copy of its values (so that changes made in place show too).
+class StateSnapshot {
+ public:
+  /// Takes the snapshot; only state attributes holding a tensor are kept.
+  explicit StateSnapshot(const std::vector<Neuron>& neurons);
+  /// True when any kept state attribute now holds another tensor or other values.
+  [[nodiscard]] bool changed(const std::vector<Neuron>& neurons) const;
+  /// True when no state tensor was kept (nothing to compare).
+  [[nodiscard]] bool empty() const { return entries_.empty(); }
+
+ private:
+  struct Entry {
+    std::size_t neuron;
+    const std::string* name;
+    torch::Tensor tensor;
+    torch::Tensor values;
+  };
+  std::vector<Entry> entries_;
+};
+
+/// The neurons among `neurons` with a `mem` attribute whose class never assigns it: no
+/// `prim::SetAttr` named "mem" on `self` in its `forward*` methods or in the methods those call
+/// on `self`. Neurons without a `forward*` method (never called by a trace) are left out.
+[[nodiscard]] std::vector<const Neuron*> neurons_never_storing_mem(
+    const std::vector<Neuron>& neurons);
+
+/// "lif1 (Leaky), lif2 (Synaptic)"; the root module is "the root module (Leaky)".
+[[nodiscard]] std::string describe_neurons(const std::vector<const Neuron*>& neurons);
 
 }  // namespace neurobench::detail

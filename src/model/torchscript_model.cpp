@@ -431,6 +431,13 @@ std::string shape_string(const torch::Tensor& t) {
 // ---------------------------------------------------------------------------------------------
 // TorchScriptModel
 
+namespace {
+constexpr const char* kStateLost =
+    "The neuron state is lost between timesteps, so accuracy, activation sparsity, synaptic "
+    "operations and membrane updates are wrong. Export the network with its state with "
+    "python/neurobench_export.py (see docs/snntorch.md).";
+}  // namespace
+
 struct TorchScriptModel::Impl {
   torch::jit::Module module;
   TorchScriptOptions options;
@@ -510,6 +517,11 @@ struct TorchScriptModel::Impl {
   // found once per module. `neurons_of` holds the module, so its address is not reused.
   std::optional<torch::jit::Module> neurons_of;
   std::vector<detail::Neuron> neurons;
+  // Evidence for the stateless-network warning: batches of 2 or more timesteps watched, and
+  // whether any neuron's state changed between the first and the last timestep of one.
+  std::size_t state_batches_watched = 0;
+  bool state_changed = false;
+  std::optional<std::vector<std::string>> static_state_warnings;  // computed once
 
   std::vector<detail::Neuron>& neurons_in(const torch::jit::Module& m) {
     if (!neurons_of || neurons_of->_ivalue().get() != m._ivalue().get()) {
@@ -576,10 +588,15 @@ struct TorchScriptModel::Impl {
     }
     reset_state(m);
     const int64_t steps = batch.size(1);
+    // Until a neuron's state is seen to change, compare it after the first and the last
+    // timestep: two looks per batch, none once the network has shown that it keeps state.
+    const bool watch_state = !state_changed && steps >= 2 && !neurons_in(m).empty();
+    std::optional<detail::StateSnapshot> after_first;
     std::vector<torch::Tensor> spikes;
     spikes.reserve(static_cast<std::size_t>(steps));
     for (int64_t t = 0; t < steps; ++t) {
       const c10::IValue out = call(m, batch.select(1, t), fmt::format("timestep {} (data[:, {}])", t, t));
+      if (watch_state && t == 0) after_first.emplace(neurons);
       if (out.isTensor()) {
         spikes.push_back(out.toTensor());
       } else if (out.isTuple() && !out.toTupleRef().elements().empty() &&
@@ -595,7 +612,45 @@ struct TorchScriptModel::Impl {
       throw InputError(fmt::format("{}: step-wise data has no timesteps (shape {})", description,
                                    shape_string(batch)));
     }
+    if (after_first && !after_first->empty()) {
+      ++state_batches_watched;
+      if (after_first->changed(neurons)) state_changed = true;
+    }
     return torch::stack(spikes, 1);
+  }
+
+  std::vector<std::string> state_warnings() {
+    std::vector<std::string> out;
+    if (!options.stepwise) return out;
+    if (!static_state_warnings) {
+      static_state_warnings.emplace();
+      const std::vector<detail::Neuron> original = detail::find_neurons(module);
+      const std::vector<const detail::Neuron*> never = detail::neurons_never_storing_mem(original);
+      if (!never.empty()) {
+        const bool one = never.size() == 1;
+        static_state_warnings->push_back(fmt::format(
+            "{}: no forward method stores the membrane 'mem' of {}: {}. {} 'mem' is a constant "
+            "of the graph (no prim::SetAttr \"mem\"), as in a torch.jit.trace of an snnTorch "
+            "network. {}",
+            description, one ? "this spiking neuron" : "these spiking neurons",
+            detail::describe_neurons(never), one ? "Its" : "Their", kStateLost));
+      }
+    }
+    out = *static_state_warnings;
+    if (state_batches_watched > 0 && !state_changed) {
+      std::vector<const detail::Neuron*> watched;
+      for (const auto& n : neurons) {
+        if (!n.state.empty()) watched.push_back(&n);
+      }
+      out.push_back(fmt::format(
+          "{}: step-wise run, but no spiking neuron kept its state from one timestep to the "
+          "next: in every batch, the state attributes ({}) of {} held the same tensors after "
+          "the last timestep as after the first. This is what torch.jit.trace makes of an "
+          "snnTorch network: every timestep starts again from a zero membrane. {}",
+          description, fmt::join(detail::neuron_state_attributes(), ", "),
+          detail::describe_neurons(watched), kStateLost));
+    }
+    return out;
   }
 };
 
@@ -645,6 +700,8 @@ void TorchScriptModel::begin_batch() {}
 std::optional<std::filesystem::path> TorchScriptModel::source_file() const {
   return impl_->file;
 }
+
+std::vector<std::string> TorchScriptModel::warnings() const { return impl_->state_warnings(); }
 
 std::unique_ptr<NeuroBenchModel> TorchScriptModel::load_again() const {
   if (!impl_->file) return nullptr;

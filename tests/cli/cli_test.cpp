@@ -141,6 +141,44 @@ TEST_CASE("a failed metric exits 1, reports its name, and the others are still w
   REQUIRE(values["MembraneUpdates"].get<double>() > 0);
 }
 
+TEST_CASE("run --stepwise warns on stderr and in _run.warnings when a traced snnTorch network "
+          "keeps no neuron state",
+          "[cli][stepwise]") {
+  neurobench::test::TempDir dir;
+  const auto json = dir / "out.json";
+  const auto run = [&](const std::string& model) {
+    return run_cli("run --model " + q(fixture("stepwise/" + model)) + " --data " +
+                   q(fixture("stepwise/traced_snntorch.npz")) +
+                   " --stepwise --post ChooseMaxCount --workload ClassificationAccuracy,"
+                   "SynapticOperations --batch-size 3 --quiet --json " + q(json));
+  };
+  const auto r = run("traced_snntorch.pt");
+  INFO(r.err);
+  REQUIRE(r.status == 0);  // a warning, not an error: the numbers are still written
+  const std::string model = fixture("stepwise/traced_snntorch.pt").string();
+  REQUIRE_THAT(r.err, Catch::Contains("warning: " + model +
+                                      ": no forward method stores the membrane 'mem' of these "
+                                      "spiking neurons: lif1 (Leaky), lif2 (Leaky)."));
+  REQUIRE_THAT(r.err, Catch::Contains("warning: " + model +
+                                      ": step-wise run, but no spiking neuron kept its state") &&
+                          Catch::Contains("python/neurobench_export.py"));
+  const auto doc = nlohmann::json::parse(neurobench::test::read_file(json));
+  std::vector<std::string> warnings = doc["_run"]["warnings"];
+  REQUIRE(warnings.size() == 2);
+  CHECK_THAT(warnings[0], Catch::Contains("Their 'mem' is a constant of the graph") &&
+                              Catch::Contains("The neuron state is lost between timesteps"));
+  CHECK_THAT(warnings[1], Catch::Contains("every timestep starts again from a zero membrane") &&
+                              Catch::Contains("The neuron state is lost between timesteps"));
+
+  // The same network scripted with its state: no warning at all.
+  const auto ok = run("stateful_leaky.pt");
+  INFO(ok.err);
+  REQUIRE(ok.status == 0);
+  CHECK_THAT(ok.err, !Catch::Contains("state is lost"));
+  const auto doc2 = nlohmann::json::parse(neurobench::test::read_file(json));
+  CHECK(doc2["_run"]["warnings"].empty());
+}
+
 TEST_CASE("run --metrics places each metric where it belongs and times the model", "[cli][timing]") {
   neurobench::test::TempDir dir;
   const auto json = dir / "out.json";

@@ -13,6 +13,7 @@
 #include "support.hpp"
 #include <nlohmann/json.hpp>
 
+#include <neurobench/data/dataset.hpp>
 #include <neurobench/errors.hpp>
 
 // Fixtures: tests/fixtures/models/, written by make_models.py (see there for each model).
@@ -409,6 +410,193 @@ TEST_CASE("a step-wise forward that fails names the timestep data and its shape"
 }
 
 // ---------------------------------------------------------------------------------------------
+// Step-wise state warnings
+
+namespace {
+
+std::vector<std::string> state_warnings(const TorchScriptModel& model) {
+  std::vector<std::string> out;
+  for (const auto& w : model.warnings()) {
+    if (w.find("state is lost") != std::string::npos) out.push_back(w);
+  }
+  return out;
+}
+
+// The telling parts of the two warnings (Catch's combined matchers must not outlive their
+// parts, so these are functions).
+void check_graph_warning(const std::string& w) {
+  CHECK_THAT(w, Catch::Contains("no forward method stores the membrane 'mem'") &&
+                    Catch::Contains("constant of the graph"));
+}
+void check_state_warning(const std::string& w) {
+  CHECK_THAT(w, Catch::Contains("no spiking neuron kept its state from one timestep"));
+}
+
+// A scripted module of class `type_name` with a buffer `mem` (empty) and `source` as methods.
+torch::jit::Module neuron_module(const std::string& type_name, const std::string& source) {
+  torch::jit::Module m(type_name);
+  m.register_buffer("mem", torch::zeros({0}));
+  m.define(source);
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("a traced snnTorch network run step-wise gives stateless spikes and two warnings "
+          "naming its neurons",
+          "[model][stepwise][state]") {
+  const auto json = stepwise_expected().at("traced_snntorch");
+  const auto data = neurobench::TensorDataset::from_npz(stepwise_fixture("traced_snntorch.npz"));
+  TorchScriptModel model(stepwise_fixture("traced_snntorch.pt"), TorchScriptOptions{true});
+  // Every timestep starts again from a zero membrane: not what snnTorch computes.
+  const torch::Tensor spikes = model.forward(data.data());
+  CHECK(spikes.equal(tensor_of(json.at("stateless_spikes"))));
+  CHECK_FALSE(spikes.equal(tensor_of(json.at("spikes"))));
+  const auto warnings = model.warnings();
+  REQUIRE(warnings.size() == 2);
+  const std::string path = stepwise_fixture("traced_snntorch.pt").string();
+  for (const auto& w : warnings) {
+    CHECK_THAT(w, Catch::StartsWith(path + ": ") && Catch::Contains("lif1 (Leaky)") &&
+                      Catch::Contains("lif2 (Leaky)") &&
+                      Catch::Contains("The neuron state is lost between timesteps, so accuracy, "
+                                      "activation sparsity, synaptic operations and membrane "
+                                      "updates are wrong") &&
+                      Catch::Contains("python/neurobench_export.py") &&
+                      Catch::Contains("docs/snntorch.md"));
+  }
+  check_graph_warning(warnings[0]);
+  CHECK_THAT(warnings[0], Catch::Contains("of these spiking neurons: lif1 (Leaky), lif2 (Leaky). "
+                                          "Their 'mem' is a constant") &&
+                              Catch::Contains("torch.jit.trace"));
+  check_state_warning(warnings[1]);
+  CHECK_THAT(warnings[1], Catch::Contains("zero membrane") &&
+                              Catch::Contains("(mem, syn, syn_exc, syn_inh, spk)"));
+  // Once per model: more batches give the same two warnings.
+  (void)model.forward(data.data());
+  CHECK(model.warnings() == warnings);
+}
+
+TEST_CASE("the graph check warns before any batch; the state check after a batch of 2 or more "
+          "timesteps",
+          "[model][stepwise][state]") {
+  const auto data = neurobench::TensorDataset::from_npz(stepwise_fixture("traced_snntorch.npz"));
+  TorchScriptModel model(stepwise_fixture("traced_snntorch.pt"), TorchScriptOptions{true});
+  REQUIRE(model.warnings().size() == 1);
+  check_graph_warning(model.warnings()[0]);
+  (void)model.forward(data.data().slice(1, 0, 1));  // one timestep: nothing to compare
+  REQUIRE(model.warnings().size() == 1);
+  (void)model.forward(data.data().slice(1, 0, 2));
+  REQUIRE(model.warnings().size() == 2);
+  check_state_warning(model.warnings()[1]);
+}
+
+TEST_CASE("a model not run step-wise has no state warnings", "[model][stepwise][state]") {
+  TorchScriptModel model(stepwise_fixture("traced_snntorch.pt"));
+  (void)model.forward(torch::rand({2, 4}));
+  CHECK(model.warnings().empty());
+}
+
+TEST_CASE("step-wise networks that keep their neuron state get no warning",
+          "[model][stepwise][state]") {
+  const auto snn = expected("snn.json");
+  const auto stepwise = stepwise_expected();
+  const auto npz = [](const fs::path& p) { return neurobench::TensorDataset::from_npz(p).data(); };
+  const std::vector<std::pair<fs::path, torch::Tensor>> cases = {
+      {neurobench::test::model_fixture("snn_reset.pt"), tensor_of(snn.at("data"))},
+      {neurobench::test::model_fixture("snn_noreset.pt"), tensor_of(snn.at("data"))},
+      {stepwise_fixture("synaptic.pt"), tensor_of(stepwise.at("synaptic").at("data1"))},
+      {stepwise_fixture("rleaky.pt"), tensor_of(stepwise.at("rleaky").at("data1"))},
+      {stepwise_fixture("stateful_leaky.pt"), npz(stepwise_fixture("traced_snntorch.npz"))},
+      {neurobench::test::fixture("core/rleaky_snn.pt"),
+       npz(neurobench::test::fixture("core/rleaky_snn.npz"))},
+      {fs::path(NEUROBENCH_TEST_FIXTURES) / "../../examples/fashion_mnist/models/snn.pt",
+       (torch::rand({3, 5, 784}) < 0.3).to(torch::kFloat)},
+  };
+  for (const auto& [path, data] : cases) {
+    INFO(path.string());
+    TorchScriptModel model(path, TorchScriptOptions{true});
+    (void)model.forward(data);
+    (void)model.forward(data);
+    CHECK(model.warnings().empty());
+  }
+}
+
+TEST_CASE("a neuron that updates its membrane in place keeps state: no warning",
+          "[model][stepwise][state]") {
+  TorchScriptModel model(neuron_module("Leaky", R"JIT(
+def forward(self, x):
+    if self.mem.shape != x.shape:
+        self.mem = torch.zeros_like(x)
+    self.mem.mul_(0.5).add_(x)
+    return self.mem
+)JIT"),
+                         TorchScriptOptions{true});
+  (void)model.forward(torch::ones({2, 3, 4}));
+  CHECK(model.warnings().empty());
+}
+
+TEST_CASE("a neuron that stores its membrane through a method it calls on self is not flagged",
+          "[model][stepwise][state]") {
+  TorchScriptModel model(neuron_module("Synaptic", R"JIT(
+def update(self, x):
+    self.mem = 0.5 * self.mem + x
+
+def forward(self, x):
+    if self.mem.shape != x.shape:
+        self.mem = torch.zeros_like(x)
+    self.update(x)
+    return self.mem
+)JIT"),
+                         TorchScriptOptions{true});
+  CHECK(model.warnings().empty());
+  (void)model.forward(torch::ones({2, 3, 4}));
+  CHECK(model.warnings().empty());
+}
+
+TEST_CASE("a neuron that assigns its membrane only outside forward is flagged, the root named "
+          "as such",
+          "[model][stepwise][state]") {
+  // `reset_mem` stores `mem`, but forward never calls it: every call starts from the buffer.
+  TorchScriptModel model(neuron_module("Leaky", R"JIT(
+def reset_mem(self):
+    self.mem = torch.zeros_like(self.mem)
+
+def forward(self, x):
+    mem = torch.zeros_like(x) + self.mem.sum()
+    mem = 0.5 * mem + x
+    return (mem > 1.0).float(), mem
+)JIT"),
+                         TorchScriptOptions{true});
+  (void)model.forward(torch::ones({2, 3, 4}));
+  const auto warnings = state_warnings(model);
+  REQUIRE(warnings.size() == 2);
+  check_graph_warning(warnings[0]);
+  CHECK_THAT(warnings[0], Catch::Contains("of this spiking neuron: the root module (Leaky). "
+                                          "Its 'mem' is a constant"));
+  check_state_warning(warnings[1]);
+  CHECK_THAT(warnings[1], Catch::Contains("the root module (Leaky)"));
+}
+
+TEST_CASE("a neuron that assigns its membrane only to initialise it is caught by the state check",
+          "[model][stepwise][state]") {
+  // The graph has a prim::SetAttr "mem", but after the first batch's reset it is never reached.
+  TorchScriptModel model(neuron_module("Lapicque", R"JIT(
+def forward(self, x):
+    if self.mem.shape != x.shape:
+        self.mem = torch.zeros_like(x)
+    mem = 0.5 * self.mem + x
+    return (mem > 1.0).float(), mem
+)JIT"),
+                         TorchScriptOptions{true});
+  // Timestep 0 initialises `mem`; the state is compared from after it to the last timestep.
+  (void)model.forward(torch::ones({2, 3, 4}));
+  const auto warnings = state_warnings(model);
+  REQUIRE(warnings.size() == 1);
+  check_state_warning(warnings[0]);
+  CHECK_THAT(warnings[0], Catch::Contains("the root module (Lapicque)"));
+}
+
+// ---------------------------------------------------------------------------------------------
 // NeuroBenchModel defaults
 
 namespace {
@@ -434,6 +622,7 @@ TEST_CASE("a NeuroBenchModel collects parameters and buffers from its modules",
   CHECK(names_of(model.parameters()) == std::vector<std::string>{"w", "c.w"});
   CHECK(names_of(model.buffers()) == std::vector<std::string>{"c.b"});
   CHECK_FALSE(model.is_inlined());
+  CHECK(model.warnings().empty());
 }
 
 TEST_CASE("a NeuroBenchModel without hook support throws a UsageError naming the model",

@@ -47,6 +47,11 @@ class NeuroBenchModel {
   /// when the model cannot be loaded again (StartupTime times this).
   [[nodiscard]] virtual std::unique_ptr<NeuroBenchModel> load_again() const { return nullptr; }
 
+  /// What the user should know about how the model ran so far, one message per finding (for
+  /// instance, a step-wise network whose neurons keep no state). Benchmark::run adds these to
+  /// `Results::warnings` after inference, each once. The default has none.
+  [[nodiscard]] virtual std::vector<std::string> warnings() const { return {}; }
+
   /// Registers `hook` to run before `forward` of every selected module.
   /// Throws UsageError when the model does not support hooks.
   virtual HookHandle register_forward_pre_hook(const ModuleSelector& where, ModuleHook hook);
@@ -81,6 +86,11 @@ struct TorchScriptOptions {
 /// `(spikes, mem)` result or a plain tensor is accepted, and the spikes are stacked along
 /// dimension 1. Spiking neurons are modules whose class is one of snnTorch's neuron classes
 /// (metrics::spiking_neuron_types()) or that hold a tensor attribute `mem`.
+///
+/// A step-wise model warns (see warnings()) when its neurons keep no state between timesteps,
+/// the mark of a `torch.jit.trace` of an snnTorch network: when a neuron's class never assigns
+/// `self.mem` in its forward methods, and when, in every batch of 2 or more timesteps, no
+/// neuron's state changed between the first timestep and the last.
 class TorchScriptModel final : public NeuroBenchModel {
  public:
   /// Loads `path`. Throws InputError naming the file when it is missing or not TorchScript.
@@ -100,6 +110,9 @@ class TorchScriptModel final : public NeuroBenchModel {
   void begin_batch() override;
   [[nodiscard]] std::optional<std::filesystem::path> source_file() const override;
   [[nodiscard]] std::unique_ptr<NeuroBenchModel> load_again() const override;
+  /// In step-wise mode, a warning for each sign of neurons that keep no state between
+  /// timesteps (naming the neurons by path and class); none otherwise.
+  [[nodiscard]] std::vector<std::string> warnings() const override;
 
   HookHandle register_forward_pre_hook(const ModuleSelector& where, ModuleHook hook) override;
   HookHandle register_forward_hook(const ModuleSelector& where, ModuleHook hook) override;
