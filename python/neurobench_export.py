@@ -78,6 +78,10 @@ class _Neuron(nn.Module):
     def _neurobench_noop(self) -> None:
         pass
 
+    def _neurobench_reset_state(self) -> None:
+        # What the class's snnTorch reset_hidden() does to one neuron: its reset_mem().
+        self.reset_mem()
+
     # snnTorch's class methods reset_hidden()/detach_hidden() act on every instance of a class;
     # calls to them in a network's code are rewritten to reset the network's own neurons of
     # that class. These instance versions serve the exporter's eager trial runs.
@@ -120,9 +124,6 @@ class _Leaky(_Neuron):
     def init_leaky(self) -> Tensor:
         return self.reset_mem()
 
-    def _neurobench_reset_state(self) -> None:
-        self.mem = torch.zeros_like(self.mem)
-
 
 def _leaky_hidden(self, input_: Tensor, mem: Optional[Tensor] = None) -> Tensor:
     return self._step(input_, mem)
@@ -160,9 +161,6 @@ class _Lapicque(_Neuron):
 
     def init_lapicque(self) -> Tensor:
         return self.reset_mem()
-
-    def _neurobench_reset_state(self) -> None:
-        self.mem = torch.zeros_like(self.mem)
 
 
 class _Synaptic(_Neuron):
@@ -207,11 +205,6 @@ class _Synaptic(_Neuron):
 
     def init_synaptic(self) -> Tuple[Tensor, Tensor]:
         return self.reset_mem()
-
-    def _neurobench_reset_state(self) -> None:
-        self.syn = torch.zeros_like(self.syn)
-        self.mem = torch.zeros_like(self.mem)
-
 
 def _synaptic_hidden(self, input_: Tensor, syn: Optional[Tensor] = None,
                      mem: Optional[Tensor] = None) -> Tensor:
@@ -276,11 +269,6 @@ class _Alpha(_Neuron):
     def init_alpha(self) -> Tuple[Tensor, Tensor, Tensor]:
         return self.reset_mem()
 
-    def _neurobench_reset_state(self) -> None:
-        self.syn_exc = torch.zeros_like(self.syn_exc)
-        self.syn_inh = torch.zeros_like(self.syn_inh)
-        self.mem = torch.zeros_like(self.mem)
-
 
 def _alpha_hidden(self, input_: Tensor, syn_exc: Optional[Tensor] = None,
                   syn_inh: Optional[Tensor] = None, mem: Optional[Tensor] = None) -> Tensor:
@@ -334,10 +322,6 @@ class _RLeaky(_Neuron):
 
     def init_rleaky(self) -> Tuple[Tensor, Tensor]:
         return self.reset_mem()
-
-    def _neurobench_reset_state(self) -> None:
-        self.spk = torch.zeros_like(self.spk)
-        self.mem = torch.zeros_like(self.mem)
 
 
 def _rleaky_hidden(self, input_: Tensor, spk: Optional[Tensor] = None,

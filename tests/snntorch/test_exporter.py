@@ -206,25 +206,28 @@ class ExporterTest(unittest.TestCase):
         self.assertEqual(int(synaptic.mem.count_nonzero()), 0)
         self.assertEqual(int(synaptic.syn.count_nonzero()), 0)
 
+    def export_cli(self, *args, net="kws_sequential"):
+        return subprocess.run([sys.executable, os.path.join(ROOT, "python", "neurobench_export.py"),
+                               os.path.join(HERE, "nets.py") + ":" + net, self.out, *args],
+                              capture_output=True, text=True,
+                              env=dict(os.environ, PYTHONPATH=os.path.join(THIRD, "snntorch")))
+
     def test_the_command_line_exports_a_network_from_a_file(self):
-        r = subprocess.run([sys.executable, os.path.join(ROOT, "python", "neurobench_export.py"),
-                            os.path.join(HERE, "nets.py") + ":kws_sequential", self.out,
-                            "--example-shape", "4,20", "--stepwise"],
-                           capture_output=True, text=True, env=dict(os.environ,
-                           PYTHONPATH=os.path.join(THIRD, "snntorch")))
+        r = self.export_cli("--example-shape", "4,20", "--stepwise")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("exported Sequential", r.stdout)
         self.assertTrue(os.path.isfile(self.out))
 
     def test_the_command_line_reports_a_refusal_and_exits_1(self):
-        r = subprocess.run([sys.executable, os.path.join(ROOT, "python", "neurobench_export.py"),
-                            os.path.join(HERE, "nets.py") + ":kws_sequential", self.out,
-                            "--example-shape", "4,7", "--stepwise"],
-                           capture_output=True, text=True, env=dict(os.environ,
-                           PYTHONPATH=os.path.join(THIRD, "snntorch")))
+        r = self.export_cli("--example-shape", "4,7", "--stepwise")
         self.assertEqual(r.returncode, 1)
         self.assertIn("fails on example_input of shape [4, 7]", r.stderr)
         self.assertFalse(os.path.exists(self.out))
+
+    def test_the_command_line_names_a_missing_network_and_exits_2(self):
+        r = self.export_cli("--example-shape", "4,20", net="no_such_net")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("has no attribute 'no_such_net'", r.stderr)
 
 
 if __name__ == "__main__":
