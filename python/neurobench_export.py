@@ -75,6 +75,15 @@ class _Neuron(nn.Module):
     def _mem_reset(self, mem: Tensor) -> Tensor:
         return (mem - self.threshold > 0).float()
 
+    def _reset_now(self, spk: Tensor, reset: Tensor) -> None:
+        # reset_delay=False: the neurons that fired now are reset in this step (minus those the
+        # delayed reset already took), by the reset mechanism in force now
+        do_reset = spk / self.graded_spikes_factor - reset
+        if int(self.reset_mechanism_val) == 0:
+            self.mem = self.mem - do_reset * self.threshold
+        elif int(self.reset_mechanism_val) == 1:
+            self.mem = self.mem - do_reset * self.mem
+
     def _neurobench_noop(self) -> None:
         pass
 
@@ -110,11 +119,7 @@ class _Leaky(_Neuron):
             self.mem = self.beta.clamp(0, 1) * self.mem + input_
         spk = self._fire(self.mem)
         if not self.reset_delay:
-            do_reset = spk / self.graded_spikes_factor - reset
-            if int(self.reset_mechanism_val) == 0:
-                self.mem = self.mem - do_reset * self.threshold
-            elif int(self.reset_mechanism_val) == 1:
-                self.mem = self.mem - do_reset * self.mem
+            self._reset_now(spk, reset)
         return spk
 
     def reset_mem(self) -> Tensor:
@@ -191,11 +196,7 @@ class _Synaptic(_Neuron):
         self.mem = new_mem
         spk = self._fire(self.mem)
         if not self.reset_delay:
-            do_reset = spk / self.graded_spikes_factor - reset
-            if int(self.reset_mechanism_val) == 0:
-                self.mem = self.mem - do_reset * self.threshold
-            elif int(self.reset_mechanism_val) == 1:
-                self.mem = self.mem - do_reset * self.mem
+            self._reset_now(spk, reset)
         return spk
 
     def reset_mem(self) -> Tuple[Tensor, Tensor]:
@@ -205,6 +206,7 @@ class _Synaptic(_Neuron):
 
     def init_synaptic(self) -> Tuple[Tensor, Tensor]:
         return self.reset_mem()
+
 
 def _synaptic_hidden(self, input_: Tensor, syn: Optional[Tensor] = None,
                      mem: Optional[Tensor] = None) -> Tensor:
@@ -308,11 +310,7 @@ class _RLeaky(_Neuron):
             self.mem = self._state(input_)
         self.spk = self._fire(self.mem)
         if not self.reset_delay:
-            do_reset = self.spk / self.graded_spikes_factor - reset
-            if int(self.reset_mechanism_val) == 0:
-                self.mem = self.mem - do_reset * self.threshold
-            elif int(self.reset_mechanism_val) == 1:
-                self.mem = self.mem - do_reset * self.mem
+            self._reset_now(self.spk, reset)
         return self.spk
 
     def reset_mem(self) -> Tuple[Tensor, Tensor]:
