@@ -11,12 +11,13 @@
 #include <neurobench/data/npz.hpp>
 #include <neurobench/errors.hpp>
 
+#include "util/text.hpp"
+
 namespace neurobench {
 
+using detail::shape_string;
+
 namespace {
-std::string shape_string(const torch::Tensor& t) {
-  return fmt::format("[{}]", fmt::join(t.sizes(), ", "));
-}
 }  // namespace
 
 Batch Dataset::slice(int64_t begin, int64_t end) const {

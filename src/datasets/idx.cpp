@@ -14,7 +14,11 @@
 
 #include <neurobench/errors.hpp>
 
+#include "util/text.hpp"
+
 namespace neurobench::datasets {
+
+using detail::numpy_shape_string;
 
 namespace {
 
@@ -117,9 +121,6 @@ std::filesystem::path find_file(const std::filesystem::path& folder, const std::
       plain.string(), kFashionMnistFolder));
 }
 
-std::string shape_string(const torch::Tensor& t) {
-  return fmt::format("({})", fmt::join(t.sizes(), ", "));
-}
 
 }  // namespace
 
@@ -222,12 +223,12 @@ TensorDataset fashion_mnist(const std::filesystem::path& folder, FashionMnistSpl
       images.size(2) != 28) {
     throw InputError(fmt::format(
         "{}: expected unsigned byte images shaped (N, 28, 28), found {} {}", image_file.string(),
-        c10::toString(images.scalar_type()), shape_string(images)));
+        c10::toString(images.scalar_type()), numpy_shape_string(images.sizes())));
   }
   if (labels.scalar_type() != torch::kUInt8 || labels.dim() != 1) {
     throw InputError(fmt::format("{}: expected unsigned byte labels shaped (N), found {} {}",
                                  label_file.string(), c10::toString(labels.scalar_type()),
-                                 shape_string(labels)));
+                                 numpy_shape_string(labels.sizes())));
   }
   if (images.size(0) != labels.size(0)) {
     throw InputError(fmt::format("{} holds {} images but {} holds {} labels", image_file.string(),

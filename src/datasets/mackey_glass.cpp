@@ -22,7 +22,11 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
+#include "util/text.hpp"
+
 namespace neurobench::datasets {
+
+using detail::shape_string;
 
 namespace {
 
@@ -54,9 +58,6 @@ constexpr std::array<TauRow, 14> kTauTable{{
 // a step no longer lowers the order of classical Runge-Kutta.
 constexpr int kBreakpoints = 5;
 
-std::string shape_string(const torch::Tensor& t) {
-  return fmt::format("[{}]", fmt::join(t.sizes(), ", "));
-}
 
 [[noreturn]] void bad_option(const char* field, const std::string& expected, double got) {
   throw UsageError(fmt::format("MackeyGlassOptions.{} must be {}, got {}", field, expected, got));

@@ -7,10 +7,6 @@
 
 namespace neurobench::detail {
 
-std::string shape_string(const torch::Tensor& t) {
-  return fmt::format("[{}]", fmt::join(t.sizes(), ", "));
-}
-
 namespace {
 template <class T>
 int64_t nonzeros(const T* p, int64_t n) {

@@ -11,10 +11,9 @@
 
 #include <neurobench/errors.hpp>
 
-namespace neurobench::detail {
+#include "util/text.hpp"
 
-/// A tensor's shape for messages: `[2, 3, 4]`.
-[[nodiscard]] std::string shape_string(const torch::Tensor& t);
+namespace neurobench::detail {
 
 /// Number of non-zero elements, in one pass over contiguous float/double data (any other
 /// layout or dtype goes through torch::count_nonzero).

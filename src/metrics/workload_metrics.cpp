@@ -7,13 +7,14 @@
 #include <neurobench/errors.hpp>
 #include <neurobench/metrics/builtin.hpp>
 
+#include "util/text.hpp"
+
 namespace neurobench::metrics {
+
+using detail::shape_string;
 
 namespace {
 
-std::string shape_string(const torch::Tensor& t) {
-  return fmt::format("[{}]", fmt::join(t.sizes(), ", "));
-}
 
 // Predictions whose shape does not match the targets are bad input (the model or the
 // post-processors produce the wrong thing), not a metric failure.

@@ -23,7 +23,11 @@
 
 #include "model/neuron_state.hpp"
 
+#include "util/text.hpp"
+
 namespace neurobench {
+
+using detail::shape_string;
 
 // ---------------------------------------------------------------------------------------------
 // Names
@@ -422,9 +426,6 @@ std::string last_line(const std::string& message) {
   return message.substr(start == std::string::npos ? 0 : start + 1, end + 1 - (start == std::string::npos ? 0 : start + 1));
 }
 
-std::string shape_string(const torch::Tensor& t) {
-  return fmt::format("[{}]", fmt::join(t.sizes(), ", "));
-}
 
 }  // namespace
 

@@ -5,7 +5,11 @@
 
 #include <neurobench/errors.hpp>
 
+#include "util/text.hpp"
+
 namespace neurobench {
+
+using detail::shape_string;
 
 namespace {
 
@@ -27,9 +31,6 @@ class CallablePost final : public PostProcessor {
   std::function<torch::Tensor(const torch::Tensor&)> f_;
 };
 
-std::string shape_string(const torch::Tensor& t) {
-  return fmt::format("[{}]", fmt::join(t.sizes(), ", "));
-}
 
 }  // namespace
 
