@@ -387,18 +387,6 @@ void make_labels_unique(std::vector<RunResults>& runs) {
 
 // --- metric information ----------------------------------------------------------------------
 
-std::string_view to_string(Better better) {
-  switch (better) {
-    case Better::Higher:
-      return "higher";
-    case Better::Lower:
-      return "lower";
-    case Better::None:
-      return "none";
-  }
-  return "none";
-}
-
 namespace {
 
 struct KnownMetric {

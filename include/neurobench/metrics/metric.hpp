@@ -11,13 +11,12 @@
 #include <torch/script.h>
 
 #include <neurobench/data/dataset.hpp>
+#include <neurobench/json.hpp>
+#include <neurobench/metrics/description.hpp>
 #include <neurobench/model/model.hpp>
 #include <neurobench/registry.hpp>
 
 namespace neurobench {
-
-/// Results and metric values: JSON objects that keep their keys in insertion order.
-using Json = nlohmann::ordered_json;
 
 /// What a workload metric sees of one batch.
 struct WorkloadInput {
@@ -134,6 +133,14 @@ class AccumulatedMetric : public WorkloadMetric {
     update(input);
     return compute();
   }
+};
+
+/// A metric asked for by name, with the options it should run with (an object; see
+/// MetricDescription::options). Configs write it as `"Name"` or
+/// `{"name": "Name", "options": {...}}`, the command line as `Name` or `Name:key=value,...`.
+struct MetricSpec {
+  std::string name;                ///< Registered name (lookup ignores case and underscores).
+  Json options = Json::object();  ///< Options; empty for none.
 };
 
 /// Static metrics by name, built-ins included.

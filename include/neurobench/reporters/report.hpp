@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <neurobench/metrics/description.hpp>
+
 namespace neurobench {
 
 /// One benchmark run's results, read back from a results file (`neurobench run --json`), ready
@@ -48,13 +50,6 @@ struct RunResults {
 /// label becomes `run N`.
 void make_labels_unique(std::vector<RunResults>& runs);
 
-/// Which way a metric improves.
-enum class Better {
-  Higher,  ///< More is better (accuracy, sparsity, throughput).
-  Lower,   ///< Less is better (operations, latency, memory, footprint, errors).
-  None,    ///< Neither: counts, settings and unknown metrics.
-};
-
 /// What the report knows about a (flattened) metric key.
 struct MetricInfo {
   std::string unit;              ///< "ms", "bytes", "fraction", "ops/sample", ...; empty if none.
@@ -64,9 +59,6 @@ struct MetricInfo {
 /// Unit and direction of a flattened key such as `ClassificationAccuracy` or
 /// `Latency.batch_p90_ms` (ms, lower is better). Unknown metrics have no unit and no direction.
 [[nodiscard]] MetricInfo metric_info(std::string_view key);
-
-/// The text of a direction: "higher", "lower" or "none".
-[[nodiscard]] std::string_view to_string(Better better);
 
 /// One value of a flattened results object.
 struct FlatValue {
