@@ -46,6 +46,22 @@ MetricSet MetricSet::from_names(const std::vector<std::string>& static_names,
   return set;
 }
 
+MetricSet MetricSet::from_specs(const std::vector<MetricSpec>& static_specs,
+                                const std::vector<MetricSpec>& workload_specs) {
+  // Options reach the metrics once the registries take them; until then none are accepted.
+  std::vector<std::string> static_names;
+  std::vector<std::string> workload_names;
+  for (const auto* specs : {&static_specs, &workload_specs}) {
+    for (const auto& spec : *specs) {
+      if (!spec.options.empty()) {
+        throw UsageError(fmt::format("metric '{}' takes no options", spec.name));
+      }
+      (specs == &static_specs ? static_names : workload_names).push_back(spec.name);
+    }
+  }
+  return from_names(static_names, workload_names);
+}
+
 namespace {
 
 // Adds `value * weight` into `acc` (numbers, or objects of numbers key by key).

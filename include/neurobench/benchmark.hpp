@@ -24,6 +24,10 @@ struct MetricSet {
   /// a name given twice.
   [[nodiscard]] static MetricSet from_names(const std::vector<std::string>& static_names,
                                             const std::vector<std::string>& workload_names);
+  /// Makes the metrics asked for, with their options. Throws UsageError for an unknown name,
+  /// a name given twice, or options the metric does not accept.
+  [[nodiscard]] static MetricSet from_specs(const std::vector<MetricSpec>& static_specs,
+                                            const std::vector<MetricSpec>& workload_specs);
 };
 
 /// How a run behaves.
