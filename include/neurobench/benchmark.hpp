@@ -15,13 +15,20 @@
 
 namespace neurobench {
 
-/// The metrics of a benchmark: static ones (model only) and workload ones (model, preds, data).
+/// The metrics of a benchmark: static ones (model only), workload ones (model, preds, data)
+/// and timing ones (the timing pass).
 struct MetricSet {
   std::vector<std::unique_ptr<StaticMetric>> static_metrics;
   std::vector<std::unique_ptr<WorkloadMetric>> workload_metrics;
+  std::vector<std::unique_ptr<TimingMetric>> timing_metrics;
+  /// Metric name -> the options it was made with (complete), for the results' `_metrics`.
+  Json options = Json::object();
+  /// The names in the order they were asked for (results keep it); filled by from_specs.
+  /// Metrics added by hand come after, static first, then workload, then timing.
+  std::vector<std::string> order;
 
-  /// Makes the metrics named, from the registries. Throws UsageError for an unknown name or
-  /// a name given twice.
+  /// Makes the metrics named, from the registries (a workload name may be a timing metric).
+  /// Throws UsageError for an unknown name or a name given twice.
   [[nodiscard]] static MetricSet from_names(const std::vector<std::string>& static_names,
                                             const std::vector<std::string>& workload_names);
   /// Makes the metrics asked for, with their options. Throws UsageError for an unknown name,
@@ -48,6 +55,9 @@ struct Results {
   /// Metric name -> value, in the order the metrics were given (static, then workload);
   /// a failed metric's value is null.
   Json values = Json::object();
+  /// Metric name -> what its value means (MetricDescription::to_json(), plus the `options` it
+  /// ran with), saved as `_metrics` in JSON results.
+  Json metrics = Json::object();
   std::vector<MetricFailure> failures;  ///< Metrics that failed (the others completed).
   /// Things the user should know: layers not found, timing limits, and the model's own
   /// (NeuroBenchModel::warnings(), each once; e.g. a step-wise network that keeps no state).
@@ -69,8 +79,8 @@ struct Results {
 /// infer, post-process, workload metrics; plain workload metrics are combined as
 /// `sum(value_b * batch_size_b) / dataset_size`, accumulated ones report `compute()`.
 /// Timing metrics (Latency, InferenceTime, Throughput, StartupTime) are measured afterwards by
-/// a timing pass without hooks (see TimingOptions); when the workload metrics are all timing
-/// metrics, the workload pass is skipped.
+/// a timing pass without hooks (see TimingOptions); when there are timing metrics and no
+/// workload metrics, the workload pass is skipped.
 ///
 /// ```cpp
 /// auto model = std::make_shared<neurobench::TorchScriptModel>("net.pt");

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+// `neurobench list`: every registered metric and processor, what it means and where it came
+// from.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -11,16 +13,56 @@
 namespace neurobench::cli {
 
 namespace {
-template <class Base>
-void print(std::ostream& out, const char* title, const Registry<Base>& registry) {
+
+// "bytes, lower is better"; "" when the metric says neither.
+std::string meaning(const MetricDescription& d) {
+  std::string text = d.value.unit;
+  if (d.value.better != Better::None) {
+    text += fmt::format("{}{} is better", text.empty() ? "" : ", ", to_string(d.value.better));
+  }
+  return text;
+}
+
+std::string meaning(const PluginDescription& /*d*/) { return ""; }
+
+// Where a plugin came from, when not built in.
+std::string origin(const PluginDescription& d) {
+  if (d.source == "built-in") return "";
+  return fmt::format("    from {}\n", d.source.empty() ? "program" : d.source);
+}
+
+std::string options_text(const PluginDescription& d) {
+  std::string text;
+  for (const auto& o : d.options) {
+    const std::string fallback =
+        o.default_value.is_null() ? "required" : "default " + o.default_value.dump();
+    text += fmt::format("    option {} ({}, {}): {}\n", o.name, o.type.empty() ? "any" : o.type,
+                        fallback, o.description);
+  }
+  return text;
+}
+
+template <class Base, class Description>
+void print(std::ostream& out, const char* title, const Registry<Base, Description>& registry) {
   out << title << ":\n";
   if (registry.entries().empty()) out << "  (none)\n";
-  std::size_t width = 0;
-  for (const auto& e : registry.entries()) width = std::max(width, e.name.size());
+  std::size_t name_width = 0;
+  std::size_t meaning_width = 0;
   for (const auto& e : registry.entries()) {
-    out << fmt::format("  {:<{}}  {}\n", e.name, width, e.description);
+    name_width = std::max(name_width, e.name.size());
+    meaning_width = std::max(meaning_width, meaning(e).size());
+  }
+  for (const auto& e : registry.entries()) {
+    if (meaning_width == 0) {
+      out << fmt::format("  {:<{}}  {}\n", e.name, name_width, e.description);
+    } else {
+      out << fmt::format("  {:<{}}  {:<{}}  {}\n", e.name, name_width, meaning(e), meaning_width,
+                         e.description);
+    }
+    out << origin(e) << options_text(e);
   }
 }
+
 }  // namespace
 
 int list_command(std::ostream& out) {
@@ -28,10 +70,15 @@ int list_command(std::ostream& out) {
   out << "\n";
   print(out, "workload metrics (--workload or --metrics)", workload_metrics());
   out << "\n";
+  print(out, "timing metrics, measured by a timing pass (--workload or --metrics)",
+        timing_metrics());
+  out << "\n";
   print(out, "pre-processors (--pre)", pre_processors());
   out << "\n";
   print(out, "post-processors (--post)", post_processors());
-  out << "\nNames are matched ignoring case and underscores (classification_accuracy works).\n";
+  out << "\nNames are matched ignoring case and underscores (classification_accuracy works).\n"
+         "Options: Name:key=value,... on the command line, {\"name\": ..., \"options\": {...}} "
+         "in configs.\n";
   return kExitOk;
 }
 

@@ -101,12 +101,11 @@ void place_metrics(const RunArgs& a, std::vector<std::string>& static_names,
   for (const auto& name : a.metrics) {
     if (static_metrics().contains(name)) {
       static_names.push_back(name);
-    } else if (workload_metrics().contains(name)) {
-      workload_names.push_back(name);
+    } else if (find_metric(name) != nullptr) {
+      workload_names.push_back(name);  // workload and timing metrics alike
     } else {
       std::string known;
-      for (const auto& e : static_metrics().entries()) known += (known.empty() ? "" : ", ") + e.name;
-      for (const auto& e : workload_metrics().entries()) known += ", " + e.name;
+      for (const auto* m : all_metrics()) known += (known.empty() ? "" : ", ") + m->name;
       throw UsageError(fmt::format("unknown metric '{}' (known: {})", name, known));
     }
   }

@@ -310,9 +310,17 @@ Json DenseMACs::compute() const {
   Json out = Json::object();
   const double n = static_cast<double>(samples_);
   const double macs = samples_ == 0 ? 0.0 : static_cast<double>(macs_) / n;
-  out["MACs"] = macs;
-  out["FLOPs"] = 2.0 * macs;  // one multiply and one add per MAC
+  out[keys::kMACs] = macs;
+  out[keys::kFLOPs] = 2.0 * macs;  // one multiply and one add per MAC
   return out;
+}
+
+MetricDescription DenseMACs::describe() {
+  return MetricDescription("multiply-accumulates and FLOPs per sample of a dense implementation")
+      .with_unit("ops/sample")
+      .lower_is_better()
+      .with_key(keys::kMACs, "MACs/sample", Better::Lower, "multiply-accumulates")
+      .with_key(keys::kFLOPs, "FLOPs/sample", Better::Lower, "2 per multiply-accumulate");
 }
 
 }  // namespace neurobench::metrics

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <iterator>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -77,13 +79,6 @@ double monotonic_clock_resolution() {
   return r > 0 ? r : 1e-9;
 }
 
-Json TimingMetric::operator()(const WorkloadInput& /*input*/) {
-  throw MetricError(
-      fmt::format("{} is measured by Benchmark's timing pass, not per batch: "
-                  "call compute(timings)",
-                  name()));
-}
-
 namespace metrics {
 
 namespace {
@@ -91,13 +86,11 @@ namespace {
 // Adds `prefix_mean_ms` ... `prefix_std_ms` for durations in seconds.
 void add_summary_ms(Json& out, const std::string& prefix, const std::vector<double>& seconds) {
   const Summary s = summarize(seconds);
-  out[prefix + "_mean_ms"] = s.mean * 1e3;
-  out[prefix + "_median_ms"] = s.median * 1e3;
-  out[prefix + "_p90_ms"] = s.p90 * 1e3;
-  out[prefix + "_p99_ms"] = s.p99 * 1e3;
-  out[prefix + "_min_ms"] = s.min * 1e3;
-  out[prefix + "_max_ms"] = s.max * 1e3;
-  out[prefix + "_std_ms"] = s.std * 1e3;
+  const double values[] = {s.mean, s.median, s.p90, s.p99, s.min, s.max, s.std};
+  static_assert(std::size(values) == std::size(keys::kStatistics));
+  for (std::size_t i = 0; i < std::size(values); ++i) {
+    out[fmt::format("{}_{}_ms", prefix, keys::kStatistics[i])] = values[i] * 1e3;
+  }
 }
 
 // Latency and InferenceTime: per run and per sample statistics of `duration(run)`.
@@ -121,12 +114,12 @@ Json time_statistics(const std::string& metric, const Timings& t, Duration durat
         metric, n, t.clock_resolution_s * 1e9));
   }
   Json out = Json::object();
-  out["batch_size"] = t.batch_size;
-  out["runs"] = n;
-  out["warmup_runs"] = t.warmup_runs;
-  add_summary_ms(out, "batch", per_batch);
-  add_summary_ms(out, "sample", per_sample);
-  if (below > 0) out["below_resolution_runs"] = below;
+  out[keys::kBatchSize] = t.batch_size;
+  out[keys::kRuns] = n;
+  out[keys::kWarmupRuns] = t.warmup_runs;
+  add_summary_ms(out, keys::kBatchPrefix, per_batch);
+  add_summary_ms(out, keys::kSamplePrefix, per_sample);
+  if (below > 0) out[keys::kBelowResolutionRuns] = below;
   return out;
 }
 
@@ -156,10 +149,10 @@ Json Throughput::compute(const Timings& timings) const {
                     name(), timings.clock_resolution_s * 1e9));
   }
   Json out = Json::object();
-  out["samples_per_s"] = static_cast<double>(samples) / timings.wall_s;
-  out["samples"] = samples;
-  out["seconds"] = timings.wall_s;
-  out["runs"] = static_cast<int64_t>(timings.runs.size());
+  out[keys::kSamplesPerSecond] = static_cast<double>(samples) / timings.wall_s;
+  out[keys::kSamples] = samples;
+  out[keys::kSeconds] = timings.wall_s;
+  out[keys::kRuns] = static_cast<int64_t>(timings.runs.size());
   return out;
 }
 
@@ -177,12 +170,12 @@ Json StartupTime::compute(const Timings& timings) const {
   }
   const Summary t = summarize(total);
   Json out = Json::object();
-  out["runs"] = static_cast<int64_t>(timings.startup.size());
-  out["load_ms"] = summarize(load).median * 1e3;
-  out["first_inference_ms"] = summarize(first).median * 1e3;
-  out["total_ms"] = t.median * 1e3;
-  out["total_min_ms"] = t.min * 1e3;
-  out["total_max_ms"] = t.max * 1e3;
+  out[keys::kRuns] = static_cast<int64_t>(timings.startup.size());
+  out[keys::kLoadMs] = summarize(load).median * 1e3;
+  out[keys::kFirstInferenceMs] = summarize(first).median * 1e3;
+  out[keys::kTotalMs] = t.median * 1e3;
+  out[keys::kTotalMinMs] = t.min * 1e3;
+  out[keys::kTotalMaxMs] = t.max * 1e3;
   return out;
 }
 
@@ -217,12 +210,82 @@ Json PeakMemory::compute() const {
     throw MetricError(fmt::format("{}: /proc/self/status has no VmRSS/VmHWM (Linux only)", name()));
   }
   Json out = Json::object();
-  out["peak_rss_bytes"] = peak;
-  out["start_rss_bytes"] = start_rss_;
-  out["growth_bytes"] = std::max<int64_t>(0, peak - start_rss_);
-  out["footprint_bytes"] = std::max<int64_t>(0, footprint_);
-  if (since_process_start_) out["peak_since_process_start"] = 1;
+  out[keys::kPeakRssBytes] = peak;
+  out[keys::kStartRssBytes] = start_rss_;
+  out[keys::kGrowthBytes] = std::max<int64_t>(0, peak - start_rss_);
+  out[keys::kFootprintBytes] = std::max<int64_t>(0, footprint_);
+  if (since_process_start_) out[keys::kPeakSinceProcessStart] = 1;
   return out;
+}
+
+namespace {
+
+// Latency and InferenceTime: counts, then `batch_`/`sample_` statistics in ms. A spread is not
+// a speed: the standard deviation has no direction, so noise in it never fails a comparison.
+MetricDescription& time_statistics_keys(MetricDescription& d) {
+  d.with_key(keys::kBatchSize, "samples", Better::None, "samples per timed run")
+      .with_key(keys::kRuns, "count", Better::None, "timed runs")
+      .with_key(keys::kWarmupRuns, "count", Better::None, "untimed runs first");
+  for (const char* per : {keys::kBatchPrefix, keys::kSamplePrefix}) {
+    for (const char* statistic : keys::kStatistics) {
+      const bool spread = std::string_view(statistic) == "std";
+      d.with_key(fmt::format("{}_{}_ms", per, statistic), "ms",
+                 spread ? Better::None : Better::Lower,
+                 fmt::format("{} per {}", statistic, per));
+    }
+  }
+  return d.with_key(keys::kBelowResolutionRuns, "count", Better::None,
+                    "timed runs shorter than the clock's resolution");
+}
+
+}  // namespace
+
+MetricDescription Latency::describe() {
+  MetricDescription d("inference time per batch and per sample, ms (timing pass, no hooks)");
+  d.with_unit("ms").lower_is_better();
+  return time_statistics_keys(d);
+}
+
+MetricDescription InferenceTime::describe() {
+  MetricDescription d("like Latency, with pre- and post-processing included, ms");
+  d.with_unit("ms").lower_is_better();
+  return time_statistics_keys(d);
+}
+
+MetricDescription Throughput::describe() {
+  return MetricDescription("samples per second over the timing pass")
+      .with_key(keys::kSamplesPerSecond, "samples/s", Better::Higher, "samples per second")
+      .with_key(keys::kSamples, "samples", Better::None, "samples timed")
+      .with_key(keys::kSeconds, "s", Better::None, "wall time of the timed runs")
+      .with_key(keys::kRuns, "count", Better::None, "timed runs");
+}
+
+MetricDescription StartupTime::describe() {
+  return MetricDescription("time to load the model file and run its first inference, ms")
+      .with_unit("ms")
+      .lower_is_better()
+      .with_key(keys::kRuns, "count", Better::None, "fresh loads")
+      .with_key(keys::kLoadMs, "ms", Better::Lower, "median load time")
+      .with_key(keys::kFirstInferenceMs, "ms", Better::Lower, "median first inference")
+      .with_key(keys::kTotalMs, "ms", Better::Lower, "median load + first inference")
+      .with_key(keys::kTotalMinMs, "ms", Better::Lower, "fastest load + first inference")
+      .with_key(keys::kTotalMaxMs, "ms", Better::Lower, "slowest load + first inference");
+}
+
+MetricDescription ModelFileSize::describe() {
+  return MetricDescription("bytes of the model file on disk").with_unit("bytes").lower_is_better();
+}
+
+MetricDescription PeakMemory::describe() {
+  return MetricDescription("peak resident memory during the workload and its growth, bytes")
+      .with_unit("bytes")
+      .lower_is_better()
+      .with_key(keys::kPeakRssBytes, "bytes", Better::Lower, "peak resident memory")
+      .with_key(keys::kStartRssBytes, "bytes", Better::Lower, "resident memory at the start")
+      .with_key(keys::kGrowthBytes, "bytes", Better::Lower, "peak minus start")
+      .with_key(keys::kFootprintBytes, "bytes", Better::Lower, "the model's footprint")
+      .with_key(keys::kPeakSinceProcessStart, "", Better::None,
+                "1 when the peak could not be reset (since the process started)");
 }
 
 }  // namespace metrics

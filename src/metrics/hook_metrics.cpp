@@ -161,9 +161,38 @@ void NeuronOperations::update(const WorkloadInput& input) { samples_ += input.ba
 Json NeuronOperations::compute() const {
   Json out = Json::object();
   const double n = static_cast<double>(samples_);
-  out["Effective Neuron Ops"] = samples_ == 0 ? 0.0 : effective_ / n;
-  out["Neuron Dense Ops"] = samples_ == 0 ? 0.0 : dense_ / n;
+  out[keys::kEffectiveNeuronOps] = samples_ == 0 ? 0.0 : effective_ / n;
+  out[keys::kNeuronDenseOps] = samples_ == 0 ? 0.0 : dense_ / n;
   return out;
+}
+
+MetricDescription ActivationSparsity::describe() {
+  return MetricDescription("fraction of zero outputs over all activation layers")
+      .with_unit("fraction")
+      .higher_is_better();
+}
+
+MetricDescription ActivationSparsityByLayer::describe() {
+  // One key per activation layer (its dotted path), all alike.
+  return MetricDescription("fraction of zero outputs per activation layer")
+      .with_unit("fraction")
+      .higher_is_better();
+}
+
+MetricDescription MembraneUpdates::describe() {
+  return MetricDescription("membrane potential updates of spiking layers per sample")
+      .with_unit("updates/sample")
+      .lower_is_better();
+}
+
+MetricDescription NeuronOperations::describe() {
+  return MetricDescription("spiking neuron update operations per sample, effective and dense")
+      .with_unit("ops/sample")
+      .lower_is_better()
+      .with_key(keys::kEffectiveNeuronOps, "ops/sample", Better::Lower,
+                "membrane updates weighed by the neuron model's cost per update")
+      .with_key(keys::kNeuronDenseOps, "ops/sample", Better::Lower,
+                "the same for every neuron at every step");
 }
 
 }  // namespace neurobench::metrics

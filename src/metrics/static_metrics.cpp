@@ -99,4 +99,22 @@ Json ConnectionSparsity::compute(const NeuroBenchModel& model, const LayerSetup&
   return round4(static_cast<double>(zeros) / static_cast<double>(elements));
 }
 
+MetricDescription Footprint::describe() {
+  return MetricDescription("bytes of all parameters and buffers (numel x element size)")
+      .with_unit("bytes")
+      .lower_is_better();
+}
+
+MetricDescription ParameterCount::describe() {
+  return MetricDescription("number of parameter elements")
+      .with_unit("parameters")
+      .lower_is_better();
+}
+
+MetricDescription ConnectionSparsity::describe() {
+  return MetricDescription("fraction of zero weights in connection layers, 4 decimals")
+      .with_unit("fraction")
+      .higher_is_better();
+}
+
 }  // namespace neurobench::metrics

@@ -585,10 +585,21 @@ Json SynapticOperations::compute() const {
   Json out = Json::object();
   const double n = static_cast<double>(state_->samples);
   const bool none = state_->samples == 0;
-  out["Effective_MACs"] = none ? 0.0 : static_cast<double>(state_->macs) / n;
-  out["Effective_ACs"] = none ? 0.0 : static_cast<double>(state_->acs) / n;
-  out["Dense"] = none ? 0.0 : static_cast<double>(state_->dense) / n;
+  out[keys::kEffectiveMACs] = none ? 0.0 : static_cast<double>(state_->macs) / n;
+  out[keys::kEffectiveACs] = none ? 0.0 : static_cast<double>(state_->acs) / n;
+  out[keys::kDense] = none ? 0.0 : static_cast<double>(state_->dense) / n;
   return out;
+}
+
+MetricDescription SynapticOperations::describe() {
+  return MetricDescription("effective MACs, effective ACs and dense operations per sample")
+      .with_unit("ops/sample")
+      .lower_is_better()
+      .with_key(keys::kEffectiveMACs, "ops/sample", Better::Lower,
+                "multiply-accumulates with non-zero real-valued inputs")
+      .with_key(keys::kEffectiveACs, "ops/sample", Better::Lower,
+                "accumulates with non-zero spiking inputs")
+      .with_key(keys::kDense, "ops/sample", Better::Lower, "every synapse at every step");
 }
 
 }  // namespace neurobench::metrics

@@ -97,4 +97,24 @@ Json R2::compute() const {
   return (r2 / 2).item<double>();
 }
 
+MetricDescription ClassificationAccuracy::describe() {
+  return MetricDescription("fraction of predictions equal to the targets")
+      .with_unit("fraction")
+      .higher_is_better();
+}
+
+MetricDescription MSE::describe() {
+  return MetricDescription("mean squared error").lower_is_better();
+}
+
+MetricDescription SMAPE::describe() {
+  return MetricDescription("symmetric mean absolute percentage error, 0-200")
+      .with_unit("%")
+      .lower_is_better();
+}
+
+MetricDescription R2::describe() {
+  return MetricDescription("coefficient of determination, 2-column targets").higher_is_better();
+}
+
 }  // namespace neurobench::metrics

@@ -5,6 +5,10 @@
 
 #include <neurobench/errors.hpp>
 
+#include <typeinfo>
+
+#include <neurobench/metrics/metric.hpp>
+
 #include "util/text.hpp"
 
 namespace neurobench {
@@ -81,27 +85,39 @@ torch::Tensor Argmax::operator()(const torch::Tensor& preds) {
 
 }  // namespace processors
 
+namespace {
+
+template <class T, class Base>
+void add_builtin(Registry<Base>& registry, const char* description) {
+  PluginDescription d;
+  d.name = detail::short_type_name(typeid(T).name());
+  d.description = description;
+  d.source = "built-in";
+  registry.add(std::move(d), &detail::make_plugin<T, Base>);
+}
+
+}  // namespace
+
 Registry<PreProcessor>& pre_processors() {
-  static Registry<PreProcessor> registry = [] {
-    Registry<PreProcessor> r("pre-processor");
-    return r;
-  }();
+  static Registry<PreProcessor> registry("pre-processor");
+  detail::check_registration_errors();
   return registry;
 }
 
 Registry<PostProcessor>& post_processors() {
   static Registry<PostProcessor> registry = [] {
+    using namespace processors;  // NOLINT(google-build-using-namespace)
     Registry<PostProcessor> r("post-processor");
-    r.add({"ChooseMaxCount", "spike counts (batch, timesteps, classes) -> class with most spikes",
-           [] { return std::make_unique<processors::ChooseMaxCount>(); }});
-    r.add({"Aggregate", "sum over the timestep dimension: (batch, timesteps, ...) -> (batch, ...)",
-           [] { return std::make_unique<processors::Aggregate>(); }});
-    r.add({"Argmax",
-           "scores (batch, classes) -> class with the largest score: argmax over the last "
-           "dimension, then squeeze",
-           [] { return std::make_unique<processors::Argmax>(); }});
+    add_builtin<ChooseMaxCount>(
+        r, "spike counts (batch, timesteps, classes) -> class with most spikes");
+    add_builtin<Aggregate>(
+        r, "sum over the timestep dimension: (batch, timesteps, ...) -> (batch, ...)");
+    add_builtin<Argmax>(r,
+                        "scores (batch, classes) -> class with the largest score: argmax over "
+                        "the last dimension, then squeeze");
     return r;
   }();
+  detail::check_registration_errors();
   return registry;
 }
 

@@ -108,13 +108,17 @@ Json results_document(const Results& results) {
   for (const auto& f : results.failures) failures[f.metric] = f.message;
   run["failures"] = failures;
   run["warnings"] = results.warnings;
+  doc["_metrics"] = results.metrics;
   doc["_run"] = run;
   doc["_environment"] = to_json(results.environment);
   return doc;
 }
 
 std::string render(const Results& results, Format format) {
-  const Json doc = results_document(results);
+  Json doc = results_document(results);
+  // What each metric means is for JSON readers (report, compare); CSV and text files hold the
+  // values and how the run was made.
+  if (format != Format::Json) doc.erase("_metrics");
   switch (format) {
     case Format::Json:
       return doc.dump(2) + "\n";

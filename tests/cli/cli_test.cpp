@@ -193,7 +193,8 @@ TEST_CASE("run --metrics places each metric where it belongs and times the model
   for (const auto& [key, v] : doc.items()) keys.push_back(key);
   // Static metrics first, then workload ones, each in the order given; then the metadata.
   CHECK(keys == std::vector<std::string>{"Footprint", "ModelFileSize", "Latency", "StartupTime",
-                                         "ClassificationAccuracy", "_run", "_environment"});
+                                         "ClassificationAccuracy", "_metrics", "_run",
+                                         "_environment"});
   CHECK(doc["ModelFileSize"].get<int64_t>() ==
         static_cast<int64_t>(std::filesystem::file_size(fixture("core/classifier.pt"))));
   CHECK(doc["Latency"]["runs"] == 3);

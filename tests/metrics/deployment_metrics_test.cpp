@@ -187,15 +187,18 @@ TEST_CASE("timing options are checked and name the field at fault", "[timing]") 
   REQUIRE_THROWS_WITH(o.validate(), Catch::Contains("runs"));
 }
 
-TEST_CASE("a timing metric is not computed per batch", "[timing]") {
-  neurobench::metrics::Latency latency;
-  const auto preds = torch::zeros({1});
-  neurobench::Batch batch;
-  batch.data = torch::zeros({1, 1});
-  batch.targets = torch::zeros({1});
-  auto model = classifier_model();
-  REQUIRE_THROWS_WITH(latency(neurobench::WorkloadInput{*model, preds, batch}),
-                      Catch::Contains("timing pass"));
+TEST_CASE("timing metrics are a family of their own, asked for among the workload metrics",
+          "[timing]") {
+  const auto set = neurobench::MetricSet::from_names({}, {"Latency", "MSE", "startup_time"});
+  REQUIRE(set.workload_metrics.size() == 1);
+  REQUIRE(set.timing_metrics.size() == 2);
+  CHECK(set.timing_metrics[0]->name() == "Latency");
+  CHECK(set.timing_metrics[1]->needs_startup_runs());
+  CHECK(set.order == std::vector<std::string>{"Latency", "MSE", "StartupTime"});
+  CHECK(neurobench::timing_metrics().contains("Throughput"));
+  CHECK_FALSE(neurobench::workload_metrics().contains("Throughput"));
+  REQUIRE_THROWS_WITH(neurobench::MetricSet::from_names({"Latency"}, {}),
+                      Catch::Contains("'Latency' is a timing metric, not a static one"));
 }
 
 TEST_CASE("the timing pass excludes warm-up runs and leaves the other metrics alone",
@@ -374,7 +377,7 @@ TEST_CASE("every run records its environment, saved as _run and _environment",
   const Json doc = neurobench::results_document(r);
   std::vector<std::string> keys;
   for (const auto& [key, v] : doc.items()) keys.push_back(key);
-  CHECK(keys == std::vector<std::string>{"Footprint", "_run", "_environment"});
+  CHECK(keys == std::vector<std::string>{"Footprint", "_metrics", "_run", "_environment"});
   CHECK(doc["_run"]["model"] == classifier_model()->describe());
   CHECK(doc["_run"]["failures"].empty());
   CHECK(doc["_environment"]["threads"] == 1);

@@ -72,14 +72,13 @@ TEST_CASE("a user's metric registered with the macro is found by name in its fam
 
 TEST_CASE("registering a name twice is a UsageError", "[metrics][registry]") {
   neurobench::Registry<neurobench::WorkloadMetric> r("workload metric");
-  r.add({"Thing", "", [] { return std::make_unique<neurobench::metrics::MSE>(); }});
-  REQUIRE_THROWS_AS(
-      r.add({"thing", "", [] { return std::make_unique<neurobench::metrics::MSE>(); }}),
-      neurobench::UsageError);
-  REQUIRE_THROWS_WITH(
-      r.add({"THING", "", [] { return std::make_unique<neurobench::metrics::MSE>(); }}),
-      Catch::Contains("already registered"));
-  REQUIRE_THROWS_AS(r.add({"_", "", nullptr}), neurobench::UsageError);
+  const auto mse = [] { return std::make_unique<neurobench::metrics::MSE>(); };
+  r.add({"Thing", ""}, mse);
+  REQUIRE_THROWS_AS(r.add({"thing", ""}, mse), neurobench::UsageError);
+  REQUIRE_THROWS_WITH(r.add({"THING", ""}, mse), Catch::Contains("already registered"));
+  REQUIRE_THROWS_AS(r.add({"_", ""}, mse), neurobench::UsageError);
+  REQUIRE_THROWS_AS(r.add({"Other", ""}, neurobench::Registry<neurobench::WorkloadMetric>::Factory{}),
+                    neurobench::UsageError);
 }
 
 TEST_CASE("every built-in metric and processor is listed with a description",

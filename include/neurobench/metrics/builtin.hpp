@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <neurobench/metrics/keys.hpp>
 #include <neurobench/metrics/metric.hpp>
 #include <neurobench/metrics/timing.hpp>
 
@@ -23,12 +24,16 @@ namespace neurobench::metrics {
 /// Bytes of all parameters plus all buffers (numel x element size).
 class Footprint final : public StaticMetric {
  public:
+  /// What the metric reports: unit, direction and keys (see MetricDescription).
+  [[nodiscard]] static MetricDescription describe();
   [[nodiscard]] Json compute(const NeuroBenchModel& model, const LayerSetup& layers) const override;
 };
 
 /// Number of parameter elements.
 class ParameterCount final : public StaticMetric {
  public:
+  /// What the metric reports: unit, direction and keys (see MetricDescription).
+  [[nodiscard]] static MetricDescription describe();
   [[nodiscard]] Json compute(const NeuroBenchModel& model, const LayerSetup& layers) const override;
 };
 
@@ -36,30 +41,40 @@ class ParameterCount final : public StaticMetric {
 /// Conv: `weight`; recurrent cells and layers: every `weight_*` and `bias_*`).
 class ConnectionSparsity final : public StaticMetric {
  public:
+  /// What the metric reports: unit, direction and keys (see MetricDescription).
+  [[nodiscard]] static MetricDescription describe();
   [[nodiscard]] Json compute(const NeuroBenchModel& model, const LayerSetup& layers) const override;
 };
 
 /// Bytes of the file the model was loaded from; MetricError for a model not loaded from one.
 class ModelFileSize final : public StaticMetric {
  public:
+  /// What the metric reports: unit, direction and keys (see MetricDescription).
+  [[nodiscard]] static MetricDescription describe();
   [[nodiscard]] Json compute(const NeuroBenchModel& model, const LayerSetup& layers) const override;
 };
 
 /// Mean of `preds == targets` (float32); shapes must match.
 class ClassificationAccuracy final : public WorkloadMetric {
  public:
+  /// What the metric reports: unit, direction and keys (see MetricDescription).
+  [[nodiscard]] static MetricDescription describe();
   [[nodiscard]] Json operator()(const WorkloadInput& input) override;
 };
 
 /// Mean of `(preds - targets)^2` (float32).
 class MSE final : public WorkloadMetric {
  public:
+  /// What the metric reports: unit, direction and keys (see MetricDescription).
+  [[nodiscard]] static MetricDescription describe();
   [[nodiscard]] Json operator()(const WorkloadInput& input) override;
 };
 
 /// `200 * mean(|p - t| / (|p| + |t|))` (float32); a NaN batch mean becomes 200.
 class SMAPE final : public WorkloadMetric {
  public:
+  /// What the metric reports: unit, direction and keys (see MetricDescription).
+  [[nodiscard]] static MetricDescription describe();
   [[nodiscard]] Json operator()(const WorkloadInput& input) override;
 };
 
@@ -67,6 +82,8 @@ class SMAPE final : public WorkloadMetric {
 /// the whole run (population variance), averaged over the two columns.
 class R2 final : public AccumulatedMetric {
  public:
+  /// What the metric reports: unit, direction and keys (see MetricDescription).
+  [[nodiscard]] static MetricDescription describe();
   void reset() override;
   void update(const WorkloadInput& input) override;
   [[nodiscard]] Json compute() const override;
@@ -79,6 +96,8 @@ class R2 final : public AccumulatedMetric {
 /// Fraction of zeros among all activation layer outputs of the batch.
 class ActivationSparsity final : public WorkloadMetric {
  public:
+  /// What the metric reports: unit, direction and keys (see MetricDescription).
+  [[nodiscard]] static MetricDescription describe();
   [[nodiscard]] Json operator()(const WorkloadInput& input) override;
   [[nodiscard]] LayerEvents observes() const override { return LayerEvents::kActivations; }
   void begin_batch() override;
@@ -92,6 +111,8 @@ class ActivationSparsity final : public WorkloadMetric {
 /// Activation sparsity per layer over the whole run, keyed by dotted layer path.
 class ActivationSparsityByLayer final : public AccumulatedMetric {
  public:
+  /// What the metric reports: unit, direction and keys (see MetricDescription).
+  [[nodiscard]] static MetricDescription describe();
   void reset() override;
   void update(const WorkloadInput& input) override;
   [[nodiscard]] Json compute() const override;
@@ -111,6 +132,8 @@ class ActivationSparsityByLayer final : public AccumulatedMetric {
 /// (spiking inputs) and the dense count, in closed form (see docs/metrics.md).
 class SynapticOperations final : public AccumulatedMetric {
  public:
+  /// What the metric reports: unit, direction and keys (see MetricDescription).
+  [[nodiscard]] static MetricDescription describe();
   SynapticOperations();
   ~SynapticOperations() override;
   void reset() override;
@@ -132,6 +155,8 @@ class SynapticOperations final : public AccumulatedMetric {
 /// activations are not counted. See docs/metrics.md.
 class DenseMACs final : public AccumulatedMetric {
  public:
+  /// What the metric reports: unit, direction and keys (see MetricDescription).
+  [[nodiscard]] static MetricDescription describe();
   void reset() override;
   void update(const WorkloadInput& input) override;
   [[nodiscard]] Json compute() const override;
@@ -149,6 +174,8 @@ class DenseMACs final : public AccumulatedMetric {
 /// Membrane potential updates of spiking layers per sample.
 class MembraneUpdates final : public AccumulatedMetric {
  public:
+  /// What the metric reports: unit, direction and keys (see MetricDescription).
+  [[nodiscard]] static MetricDescription describe();
   void reset() override;
   void update(const WorkloadInput& input) override;
   [[nodiscard]] Json compute() const override;
@@ -166,6 +193,8 @@ class MembraneUpdates final : public AccumulatedMetric {
 /// update, and the dense count.
 class NeuronOperations final : public AccumulatedMetric {
  public:
+  /// What the metric reports: unit, direction and keys (see MetricDescription).
+  [[nodiscard]] static MetricDescription describe();
   void reset() override;
   void update(const WorkloadInput& input) override;
   [[nodiscard]] Json compute() const override;
@@ -189,18 +218,24 @@ class NeuronOperations final : public AccumulatedMetric {
 /// runs and warm-up runs they rest on.
 class Latency final : public TimingMetric {
  public:
+  /// What the metric reports: unit, direction and keys (see MetricDescription).
+  [[nodiscard]] static MetricDescription describe();
   [[nodiscard]] Json compute(const Timings& timings) const override;
 };
 
 /// Like Latency, but pre-processing + inference + post-processing.
 class InferenceTime final : public TimingMetric {
  public:
+  /// What the metric reports: unit, direction and keys (see MetricDescription).
+  [[nodiscard]] static MetricDescription describe();
   [[nodiscard]] Json compute(const Timings& timings) const override;
 };
 
 /// Samples per second over the timed runs (wall time, batch assembly included).
 class Throughput final : public TimingMetric {
  public:
+  /// What the metric reports: unit, direction and keys (see MetricDescription).
+  [[nodiscard]] static MetricDescription describe();
   [[nodiscard]] Json compute(const Timings& timings) const override;
 };
 
@@ -208,6 +243,8 @@ class Throughput final : public TimingMetric {
 /// (medians over `TimingOptions::startup_runs` loads, with the extremes of the total).
 class StartupTime final : public TimingMetric {
  public:
+  /// What the metric reports: unit, direction and keys (see MetricDescription).
+  [[nodiscard]] static MetricDescription describe();
   [[nodiscard]] Json compute(const Timings& timings) const override;
   [[nodiscard]] bool needs_startup_runs() const override { return true; }
 };
@@ -219,6 +256,8 @@ class StartupTime final : public TimingMetric {
 /// `peak_since_process_start` is 1.
 class PeakMemory final : public AccumulatedMetric {
  public:
+  /// What the metric reports: unit, direction and keys (see MetricDescription).
+  [[nodiscard]] static MetricDescription describe();
   void reset() override;
   void update(const WorkloadInput& input) override;
   [[nodiscard]] Json compute() const override;

@@ -99,6 +99,19 @@ class WorkloadMetric {
   /// The metric's name in results (its class name unless overridden).
   [[nodiscard]] virtual std::string name() const;
 
+  /// How a run combines the batches, called by Benchmark: `begin_run()`, then per batch
+  /// `add_batch(input, batch_size / dataset_size)`, then `run_value()`. Here: the weighted
+  /// mean of `operator()`'s values (numbers, or objects of numbers key by key);
+  /// AccumulatedMetric reports `compute()` instead.
+  virtual void begin_run();
+  /// Takes one batch, weighted by its share of the data set. Throws MetricError when the
+  /// batch's value is neither a number nor an object of numbers.
+  virtual void add_batch(const WorkloadInput& input, double weight);
+  /// The run's value (0 when no batch was added).
+  [[nodiscard]] virtual Json run_value() const;
+  /// The value `--verbose` shows after a batch: the batch's own value here.
+  [[nodiscard]] virtual Json shown_after_batch() const { return last_value_; }
+
   /// Layer events this metric observes; none by default.
   [[nodiscard]] virtual LayerEvents observes() const { return LayerEvents::kNone; }
   /// Called before each batch's inference.
@@ -117,6 +130,10 @@ class WorkloadMetric {
   /// frozen model. Each call site is delivered once per call, whatever the class of its module,
   /// independently of the kConnections events.
   virtual void on_operator(const OperatorCall& /*call*/) {}
+
+ private:
+  Json sum_;         // the weighted sum of the batches so far
+  Json last_value_;  // the last batch's value
 };
 
 /// A workload metric that keeps state across batches and reports `compute()` at the end.
@@ -133,6 +150,33 @@ class AccumulatedMetric : public WorkloadMetric {
     update(input);
     return compute();
   }
+
+  /// `reset()`.
+  void begin_run() final { reset(); }
+  /// `update(input)`; the weight is not used.
+  void add_batch(const WorkloadInput& input, double /*weight*/) final { update(input); }
+  /// `compute()`.
+  [[nodiscard]] Json run_value() const final { return compute(); }
+  /// `compute()`: the value so far.
+  [[nodiscard]] Json shown_after_batch() const final { return compute(); }
+};
+
+struct Timings;
+
+/// A metric computed from Benchmark's timing pass rather than per batch (Latency, Throughput).
+///
+/// Benchmark runs one timing pass for all timing metrics of a run, after the workload pass,
+/// with hooks removed, and calls `compute(timings)` on each (see TimingOptions and Timings in
+/// neurobench/metrics/timing.hpp).
+class TimingMetric {
+ public:
+  virtual ~TimingMetric() = default;
+  /// The value from the timing pass's measurements.
+  [[nodiscard]] virtual Json compute(const Timings& timings) const = 0;
+  /// True when the timing pass must load the model file afresh (StartupTime).
+  [[nodiscard]] virtual bool needs_startup_runs() const { return false; }
+  /// The metric's name in results (its class name unless overridden).
+  [[nodiscard]] virtual std::string name() const;
 };
 
 /// A metric asked for by name, with the options it should run with (an object; see
@@ -144,53 +188,98 @@ struct MetricSpec {
 };
 
 /// Static metrics by name, built-ins included.
-[[nodiscard]] Registry<StaticMetric>& static_metrics();
+[[nodiscard]] Registry<StaticMetric, MetricDescription>& static_metrics();
 /// Workload metrics (plain and accumulated) by name, built-ins included.
-[[nodiscard]] Registry<WorkloadMetric>& workload_metrics();
+[[nodiscard]] Registry<WorkloadMetric, MetricDescription>& workload_metrics();
+/// Timing metrics by name, built-ins included.
+[[nodiscard]] Registry<TimingMetric, MetricDescription>& timing_metrics();
+
+/// The description of the metric registered as `name` in any family (static, workload or
+/// timing), or nullptr.
+[[nodiscard]] const MetricDescription* find_metric(std::string_view name);
+/// Every registered metric's description: static, then workload, then timing metrics.
+[[nodiscard]] std::vector<const MetricDescription*> all_metrics();
 
 namespace detail {
-/// `typeid(T).name()` demangled, without namespaces: `neurobench::metrics::MSE` gives `MSE`.
-[[nodiscard]] std::string short_type_name(const char* mangled);
 
-/// Registers `T` under `name` in the registry of its family; never throws: a failed
-/// registration is kept and reported by the registry accessors on first use.
+template <class T, class = void>
+struct has_describe : std::false_type {};
 template <class T>
-bool register_metric(const char* name, const char* description) noexcept;
+struct has_describe<T, std::void_t<decltype(T::describe())>> : std::true_type {};
 
-/// Records a failed static registration (reported later).
-void record_registration_error(std::string message) noexcept;
-/// Throws the first recorded registration error, if any.
-void check_registration_errors();
-/// Defers a registration until the registries are first used.
-void defer_registration(std::function<void()> add) noexcept;
-}  // namespace detail
-
-/// Registers a metric class under its class name, with a one-line description, so that it can
-/// be used by name from C++, configs and the command line. Use once in a `.cpp` file:
-/// `NEUROBENCH_REGISTER_METRIC(SpikeRate, "Mean spikes per neuron per timestep");`
-#define NEUROBENCH_REGISTER_METRIC(Class, description)                                 \
-  [[maybe_unused]] static const bool neurobench_registered_##Class =                 \
-      ::neurobench::detail::register_metric<Class>(#Class, description)
-
+/// The description of `T` from its registration line: the line's own, or `T::describe()`
+/// (called later, inside register_metric, so that nothing throws during static
+/// initialisation).
 template <class T>
-bool detail::register_metric(const char* name, const char* description) noexcept {
+struct DescriptionArg {
+  MetricDescription given;
+  MetricDescription (*describe)() = nullptr;
+  DescriptionArg() {  // only compiled for a registration line without a description
+    static_assert(has_describe<T>::value,
+                  "NEUROBENCH_REGISTER_METRIC(Class) needs a static Class::describe(); or give "
+                  "the description: NEUROBENCH_REGISTER_METRIC(Class, \"one line\")");
+    describe = &T::describe;
+  }
+  DescriptionArg(MetricDescription d)  // NOLINT(google-explicit-constructor)
+      : given(std::move(d)) {}
+  DescriptionArg(const char* one_line)  // NOLINT(google-explicit-constructor)
+      : given(one_line) {}
+};
+
+/// Adds `T` to the registry of its family (static, workload or timing).
+template <class T>
+void add_metric(MetricDescription d) {
+  check_takes_options<T>(d);
+  if constexpr (std::is_base_of_v<TimingMetric, T>) {
+    d.kind = "timing";
+    timing_metrics().add(std::move(d), &make_plugin<T, TimingMetric>);
+  } else if constexpr (std::is_base_of_v<WorkloadMetric, T>) {
+    d.kind = "workload";
+    workload_metrics().add(std::move(d), &make_plugin<T, WorkloadMetric>);
+  } else {
+    static_assert(std::is_base_of_v<StaticMetric, T>,
+                  "NEUROBENCH_REGISTER_METRIC needs a StaticMetric, WorkloadMetric or "
+                  "TimingMetric");
+    d.kind = "static";
+    static_metrics().add(std::move(d), &make_plugin<T, StaticMetric>);
+  }
+}
+
+/// Registers `T` (see NEUROBENCH_REGISTER_METRIC); never throws: a failed registration is
+/// kept and reported by the registry accessors on first use.
+template <class T>
+bool register_metric(const char* class_text, DescriptionArg<T> arg) noexcept {
   try {
-    std::string n(name);
-    std::string d(description);
-    detail::defer_registration([n, d] {
-      if constexpr (std::is_base_of_v<WorkloadMetric, T>) {
-        workload_metrics().add({n, d, [] { return std::unique_ptr<WorkloadMetric>(new T()); }});
-      } else if constexpr (std::is_base_of_v<StaticMetric, T>) {
-        static_metrics().add({n, d, [] { return std::unique_ptr<StaticMetric>(new T()); }});
-      } else {
-        static_assert(std::is_base_of_v<WorkloadMetric, T> || std::is_base_of_v<StaticMetric, T>,
-                      "NEUROBENCH_REGISTER_METRIC needs a StaticMetric or WorkloadMetric");
-      }
-    });
+    MetricDescription d = arg.describe != nullptr ? arg.describe() : std::move(arg.given);
+    d.name = registered_class_name(class_text);
+    d.source = registration_source();
+    defer_registration([d = std::move(d)] { add_metric<T>(d); });
   } catch (...) {
-    detail::record_registration_error(std::string("cannot register metric ") + name);
+    record_registration_error(std::string("cannot register metric ") + class_text);
   }
   return true;
 }
+}  // namespace detail
+
+/// Registers a metric class under its class name (namespaces dropped), so that it can be used
+/// by name from C++, configs and the command line (`--plugin` for a shared library). Use once
+/// in a `.cpp` file, with the description on the line or from a static `describe()` member:
+///
+/// ```cpp
+/// NEUROBENCH_REGISTER_METRIC(lab::SpikeRate);  // SpikeRate::describe() says what it is
+/// NEUROBENCH_REGISTER_METRIC(lab::SpikeCount, "spikes per sample");
+/// NEUROBENCH_REGISTER_METRIC(lab::SpikeCount, neurobench::MetricDescription("spikes per sample")
+///                                                  .with_unit("spikes").lower_is_better());
+/// ```
+///
+/// A class with options takes them in a constructor `T(const neurobench::Json& options)`
+/// (complete: checked against the declared options, defaults filled in).
+#define NEUROBENCH_REGISTER_METRIC(...)                                                      \
+  [[maybe_unused]] static const bool NEUROBENCH_PP_CAT(neurobench_registered_metric_,        \
+                                                       __COUNTER__) =                        \
+      ::neurobench::detail::register_metric<NEUROBENCH_PP_FIRST(__VA_ARGS__, ~)>(            \
+          NEUROBENCH_PP_STR(NEUROBENCH_PP_FIRST(__VA_ARGS__, ~)),                            \
+          ::neurobench::detail::DescriptionArg<NEUROBENCH_PP_FIRST(__VA_ARGS__, ~)>{         \
+              NEUROBENCH_PP_REST(__VA_ARGS__, )})
 
 }  // namespace neurobench

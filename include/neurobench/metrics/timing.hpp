@@ -9,7 +9,8 @@
 
 namespace neurobench {
 
-/// How Benchmark measures time (Latency, InferenceTime, Throughput, StartupTime).
+/// How Benchmark measures time for timing metrics (TimingMetric: Latency, InferenceTime,
+/// Throughput, StartupTime).
 ///
 /// After the workload pass, a separate timing pass runs the model without hooks on full
 /// batches of `batch_size` samples, cycling through the data in order: `warmup` runs that are
@@ -73,20 +74,5 @@ struct Summary {
 
 /// The resolution of the monotonic clock used for timings, in seconds.
 [[nodiscard]] double monotonic_clock_resolution();
-
-/// A workload metric computed from the timing pass rather than per batch.
-///
-/// Benchmark runs one timing pass for all timing metrics of a run, after the workload pass,
-/// with hooks removed, and calls `compute(timings)` on each. Calling the metric per batch
-/// (`operator()`) throws MetricError.
-class TimingMetric : public WorkloadMetric {
- public:
-  /// Not used: timing metrics are computed from the timing pass. Throws MetricError.
-  [[nodiscard]] Json operator()(const WorkloadInput& input) final;
-  /// The value from the timing pass's measurements.
-  [[nodiscard]] virtual Json compute(const Timings& timings) const = 0;
-  /// True when the timing pass must load the model file afresh (StartupTime).
-  [[nodiscard]] virtual bool needs_startup_runs() const { return false; }
-};
 
 }  // namespace neurobench

@@ -40,6 +40,50 @@ class PostProcessor {
 /// The registry of post-processors (built-ins included), for lookup by name.
 [[nodiscard]] Registry<PostProcessor>& post_processors();
 
+namespace detail {
+/// A processor's description from its registration line: one line, or a PluginDescription
+/// (with options).
+[[nodiscard]] inline PluginDescription processor_description(const char* one_line) {
+  PluginDescription d;
+  d.description = one_line;
+  return d;
+}
+[[nodiscard]] inline PluginDescription processor_description(PluginDescription d) { return d; }
+
+/// Registers `T` (see NEUROBENCH_REGISTER_PROCESSOR); never throws: a failed registration is
+/// kept and reported by the registry accessors on first use.
+template <class T>
+bool register_processor(const char* class_text, PluginDescription d) noexcept {
+  try {
+    d.name = registered_class_name(class_text);
+    d.source = registration_source();
+    defer_registration([d] {
+      check_takes_options<T>(d);
+      if constexpr (std::is_base_of_v<PreProcessor, T>) {
+        pre_processors().add(d, &make_plugin<T, PreProcessor>);
+      } else {
+        static_assert(std::is_base_of_v<PostProcessor, T>,
+                      "NEUROBENCH_REGISTER_PROCESSOR needs a PreProcessor or PostProcessor");
+        post_processors().add(d, &make_plugin<T, PostProcessor>);
+      }
+    });
+  } catch (...) {
+    record_registration_error(std::string("cannot register processor ") + class_text);
+  }
+  return true;
+}
+}  // namespace detail
+
+/// Registers a pre- or post-processor class under its class name (namespaces dropped), for
+/// `--pre`, `--post` and configs. Use once in a `.cpp` file; the description is one line or a
+/// PluginDescription with options (taken by a constructor `T(const neurobench::Json&)`):
+/// `NEUROBENCH_REGISTER_PROCESSOR(lab::Binarize, "spikes where the input exceeds 0.5");`
+#define NEUROBENCH_REGISTER_PROCESSOR(Class, description)                                   \
+  [[maybe_unused]] static const bool NEUROBENCH_PP_CAT(neurobench_registered_processor_,     \
+                                                       __COUNTER__) =                        \
+      ::neurobench::detail::register_processor<Class>(                                      \
+          #Class, ::neurobench::detail::processor_description(description))
+
 namespace processors {
 
 /// Spike counts to class: sums `(batch, timesteps, classes)` over timesteps and returns the

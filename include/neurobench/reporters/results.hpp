@@ -10,8 +10,8 @@ namespace neurobench {
 
 /// Formats of a results file.
 enum class Format {
-  Json,  ///< A flat object keyed by metric name (failed metrics: null), then `_run` and
-         ///< `_environment` (see results_document()).
+  Json,  ///< A flat object keyed by metric name (failed metrics: null), then `_metrics`,
+         ///< `_run` and `_environment` (see results_document()).
   Csv,   ///< A header row of keys and one row of values; nested values as `Metric.key`.
   Text,  ///< `key: value` lines.
 };
@@ -23,8 +23,9 @@ enum class Format {
 [[nodiscard]] Json to_json(const Environment& environment);
 
 /// The JSON results document: every metric value by name, in order, then, for results of a
-/// Benchmark run (their environment is recorded), `_run` (Results::run plus samples, batches,
-/// failures and warnings) and `_environment`. Keys starting with `_` are never metrics.
+/// Benchmark run (their environment is recorded), `_metrics` (what each value means:
+/// Results::metrics), `_run` (Results::run plus samples, batches, failures and warnings) and
+/// `_environment`. Keys starting with `_` are never metrics. CSV and text leave `_metrics` out.
 [[nodiscard]] Json results_document(const Results& results);
 
 /// Renders results in a format.

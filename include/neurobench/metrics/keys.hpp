@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+/// The names of the built-in metrics and the keys of their object values, as they appear in
+/// results: use these instead of spelling the strings again.
+///
+///     double macs = results.values[metrics::names::kSynapticOperations]
+///                                 [metrics::keys::kEffectiveMACs].get<double>();
+namespace neurobench::metrics {
+
+namespace names {
+inline constexpr const char* kFootprint = "Footprint";
+inline constexpr const char* kParameterCount = "ParameterCount";
+inline constexpr const char* kConnectionSparsity = "ConnectionSparsity";
+inline constexpr const char* kModelFileSize = "ModelFileSize";
+inline constexpr const char* kClassificationAccuracy = "ClassificationAccuracy";
+inline constexpr const char* kMSE = "MSE";
+inline constexpr const char* kSMAPE = "SMAPE";
+inline constexpr const char* kR2 = "R2";
+inline constexpr const char* kActivationSparsity = "ActivationSparsity";
+inline constexpr const char* kActivationSparsityByLayer = "ActivationSparsityByLayer";
+inline constexpr const char* kSynapticOperations = "SynapticOperations";
+inline constexpr const char* kDenseMACs = "DenseMACs";
+inline constexpr const char* kMembraneUpdates = "MembraneUpdates";
+inline constexpr const char* kNeuronOperations = "NeuronOperations";
+inline constexpr const char* kLatency = "Latency";
+inline constexpr const char* kInferenceTime = "InferenceTime";
+inline constexpr const char* kThroughput = "Throughput";
+inline constexpr const char* kStartupTime = "StartupTime";
+inline constexpr const char* kPeakMemory = "PeakMemory";
+}  // namespace names
+
+namespace keys {
+// SynapticOperations
+inline constexpr const char* kEffectiveMACs = "Effective_MACs";
+inline constexpr const char* kEffectiveACs = "Effective_ACs";
+inline constexpr const char* kDense = "Dense";
+// DenseMACs
+inline constexpr const char* kMACs = "MACs";
+inline constexpr const char* kFLOPs = "FLOPs";
+// NeuronOperations
+inline constexpr const char* kEffectiveNeuronOps = "Effective Neuron Ops";
+inline constexpr const char* kNeuronDenseOps = "Neuron Dense Ops";
+// Latency and InferenceTime: `batch_` or `sample_` + statistic + `_ms`
+inline constexpr const char* kBatchSize = "batch_size";
+inline constexpr const char* kRuns = "runs";
+inline constexpr const char* kWarmupRuns = "warmup_runs";
+inline constexpr const char* kBelowResolutionRuns = "below_resolution_runs";
+inline constexpr const char* kBatchPrefix = "batch";
+inline constexpr const char* kSamplePrefix = "sample";
+/// The statistics of Latency and InferenceTime, in the order they are written.
+inline constexpr const char* kStatistics[] = {"mean", "median", "p90", "p99", "min", "max", "std"};
+// Throughput
+inline constexpr const char* kSamplesPerSecond = "samples_per_s";
+inline constexpr const char* kSamples = "samples";
+inline constexpr const char* kSeconds = "seconds";
+// StartupTime
+inline constexpr const char* kLoadMs = "load_ms";
+inline constexpr const char* kFirstInferenceMs = "first_inference_ms";
+inline constexpr const char* kTotalMs = "total_ms";
+inline constexpr const char* kTotalMinMs = "total_min_ms";
+inline constexpr const char* kTotalMaxMs = "total_max_ms";
+// PeakMemory
+inline constexpr const char* kPeakRssBytes = "peak_rss_bytes";
+inline constexpr const char* kStartRssBytes = "start_rss_bytes";
+inline constexpr const char* kGrowthBytes = "growth_bytes";
+inline constexpr const char* kFootprintBytes = "footprint_bytes";
+inline constexpr const char* kPeakSinceProcessStart = "peak_since_process_start";
+}  // namespace keys
+
+}  // namespace neurobench::metrics

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <neurobench/benchmark.hpp>
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include <neurobench/errors.hpp>
+#include <neurobench/metrics/builtin.hpp>
+
+#include "runtime/run_state.hpp"
+
+namespace neurobench {
+
+namespace {
+
+// Makes a metric from its registry entry, recording the options it was made with.
+template <class Base>
+std::unique_ptr<Base> make_metric(const Registry<Base, MetricDescription>& registry,
+                                  const MetricSpec& spec, MetricSet& set) {
+  const auto* entry = registry.find(spec.name);
+  const Json options = detail::complete_options(*entry, spec.options, registry.family());
+  if (!options.empty()) set.options[entry->name] = options;
+  set.order.push_back(entry->name);
+  return entry->make(options);
+}
+
+[[noreturn]] void unknown_metric(const std::string& name, const char* family,
+                                 const std::string& known) {
+  throw UsageError(fmt::format("unknown {} metric '{}' (known: {}; see 'neurobench list')",
+                               family, name, known));
+}
+
+}  // namespace
+
+MetricSet MetricSet::from_specs(const std::vector<MetricSpec>& static_specs,
+                                const std::vector<MetricSpec>& workload_specs) {
+  MetricSet set;
+  std::set<std::string> seen;
+  auto check_twice = [&](const std::string& name) {
+    if (!seen.insert(registry_key(name)).second) {
+      throw UsageError(fmt::format("metric '{}' is asked for twice", name));
+    }
+  };
+  const auto& statics = ::neurobench::static_metrics();
+  const auto& workloads = ::neurobench::workload_metrics();
+  const auto& timings = ::neurobench::timing_metrics();
+  for (const auto& spec : static_specs) {
+    if (!statics.contains(spec.name)) {
+      if (const auto* other = find_metric(spec.name)) {
+        throw UsageError(
+            fmt::format("'{}' is a {} metric, not a static one", spec.name, other->kind));
+      }
+      unknown_metric(spec.name, "static", statics.known_names());
+    }
+    check_twice(spec.name);
+    set.static_metrics.push_back(make_metric(statics, spec, set));
+  }
+  for (const auto& spec : workload_specs) {
+    if (statics.contains(spec.name)) {
+      throw UsageError(fmt::format("'{}' is a static metric, not a workload one", spec.name));
+    }
+    check_twice(spec.name);
+    if (workloads.contains(spec.name)) {
+      set.workload_metrics.push_back(make_metric(workloads, spec, set));
+    } else if (timings.contains(spec.name)) {
+      set.timing_metrics.push_back(make_metric(timings, spec, set));
+    } else {
+      unknown_metric(spec.name, "workload", workloads.known_names() + ", " + timings.known_names());
+    }
+  }
+  return set;
+}
+
+MetricSet MetricSet::from_names(const std::vector<std::string>& static_names,
+                                const std::vector<std::string>& workload_names) {
+  std::vector<MetricSpec> static_specs;
+  std::vector<MetricSpec> workload_specs;
+  for (const auto& name : static_names) static_specs.push_back({name, Json::object()});
+  for (const auto& name : workload_names) workload_specs.push_back({name, Json::object()});
+  return from_specs(static_specs, workload_specs);
+}
+
+LayerSetup Benchmark::default_layers() {
+  return {metrics::default_activation_types(), metrics::default_connection_types()};
+}
+
+struct Benchmark::Impl {
+  std::shared_ptr<NeuroBenchModel> model;
+  DataLoader loader;
+  std::vector<std::unique_ptr<PreProcessor>> pre;
+  std::vector<std::unique_ptr<PostProcessor>> post;
+  MetricSet metrics;
+  LayerSetup layers;
+};
+
+namespace {
+
+// Results files keep `_run`, `_metrics` and `_environment` beside the metrics: `_` names are
+// reserved.
+template <class Metrics>
+void check_metrics(const Metrics& metrics, const char* kind) {
+  for (const auto& m : metrics) {
+    if (!m) throw UsageError(fmt::format("Benchmark: a {} metric is null", kind));
+    const std::string name = m->name();
+    if (name.empty() || name[0] == '_') {
+      throw UsageError(fmt::format("Benchmark: metric name '{}' is empty or starts with '_' "
+                                   "(reserved for results metadata)",
+                                   name));
+    }
+  }
+}
+
+}  // namespace
+
+Benchmark::Benchmark(std::shared_ptr<NeuroBenchModel> model, DataLoader loader,
+                     std::vector<std::unique_ptr<PreProcessor>> pre,
+                     std::vector<std::unique_ptr<PostProcessor>> post, MetricSet metrics,
+                     LayerSetup layers)
+    : impl_(new Impl{std::move(model), std::move(loader), std::move(pre), std::move(post),
+                     std::move(metrics), std::move(layers)}) {
+  if (!impl_->model) throw UsageError("Benchmark: no model");
+  for (const auto& p : impl_->pre) {
+    if (!p) throw UsageError("Benchmark: a pre-processor is null");
+  }
+  for (const auto& p : impl_->post) {
+    if (!p) throw UsageError("Benchmark: a post-processor is null");
+  }
+  check_metrics(impl_->metrics.static_metrics, "static");
+  check_metrics(impl_->metrics.workload_metrics, "workload");
+  check_metrics(impl_->metrics.timing_metrics, "timing");
+}
+
+Benchmark::~Benchmark() = default;
+Benchmark::Benchmark(Benchmark&&) noexcept = default;
+Benchmark& Benchmark::operator=(Benchmark&&) noexcept = default;
+
+namespace {
+
+// Every metric's name, in the order results list them: as asked for, else static, workload,
+// timing.
+std::vector<std::string> results_order(const MetricSet& set) {
+  std::vector<std::string> order;
+  for (const auto& m : set.static_metrics) order.push_back(m->name());
+  std::vector<std::string> rest;
+  for (const auto& m : set.workload_metrics) rest.push_back(m->name());
+  for (const auto& m : set.timing_metrics) rest.push_back(m->name());
+  // Names from the registries, in the order asked for, when they are the set's metrics.
+  std::vector<std::string> asked;
+  for (const auto& name : set.order) {
+    if (std::find(rest.begin(), rest.end(), name) != rest.end()) asked.push_back(name);
+  }
+  for (const auto& name : rest) {
+    if (std::find(asked.begin(), asked.end(), name) == asked.end()) asked.push_back(name);
+  }
+  order.insert(order.end(), asked.begin(), asked.end());
+  return order;
+}
+
+// The `_metrics` block: what each metric's value means, from its registration.
+Json describe_metrics(const MetricSet& set, const std::vector<std::string>& order) {
+  Json out = Json::object();
+  for (const auto& name : order) {
+    const MetricDescription* d = find_metric(name);
+    Json entry = d != nullptr ? d->to_json() : Json{{"better", "none"}};
+    if (set.options.contains(name)) entry["options"] = set.options[name];
+    out[name] = std::move(entry);
+  }
+  return out;
+}
+
+}  // namespace
+
+Results Benchmark::run(const RunOptions& options) {
+  options.timing.validate();
+  Impl& s = *impl_;
+  detail::RunState state;
+  Results& results = state.results;
+  results.environment = capture_environment();
+  results.run["model"] = s.model->describe();
+  results.run["batch_size"] = s.loader.options().batch_size;
+  const std::vector<std::string> order = results_order(s.metrics);
+  for (const auto& name : order) results.values[name] = nullptr;  // keeps the order asked for
+  results.metrics = describe_metrics(s.metrics, order);
+
+  const detail::PassInput in{*s.model, s.loader, s.pre, s.post, s.layers};
+  detail::static_pass(in, s.metrics.static_metrics, state);  // spec: the model as loaded
+  // The workload pass runs unless every workload metric asked for is a timing metric.
+  if (!s.metrics.workload_metrics.empty() || s.metrics.timing_metrics.empty()) {
+    detail::workload_pass(in, s.metrics.workload_metrics, options, state);
+  }
+  detail::timing_pass(in, s.metrics.timing_metrics, options.timing, state);
+  // What the model saw while it ran (a step-wise network that keeps no state), each once.
+  for (const std::string& w : s.model->warnings()) state.warn_once(w);
+  state.finish();
+  return std::move(state.results);
+}
+
+}  // namespace neurobench

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/run_state.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace neurobench::detail {
+
+std::string what_of(const c10::Error& e) { return e.what_without_backtrace(); }
+
+void RunState::fail(const std::string& metric, const std::string& message) {
+  if (failed(metric)) return;
+  const std::string text =
+      message.rfind(metric, 0) == 0 ? message : fmt::format("{}: {}", metric, message);
+  failed_.emplace(metric, text);
+}
+
+void RunState::warn_once(const std::string& warning) {
+  auto& w = results.warnings;
+  if (std::find(w.begin(), w.end(), warning) == w.end()) w.push_back(warning);
+}
+
+void RunState::finish() {
+  for (auto& [name, value] : results.values.items()) {
+    const auto it = failed_.find(name);
+    if (it == failed_.end()) continue;
+    value = nullptr;
+    results.failures.push_back({name, it->second});
+  }
+}
+
+Batch pre_process(std::vector<std::unique_ptr<PreProcessor>>& pre, Batch batch, std::size_t b) {
+  try {
+    for (auto& p : pre) batch = (*p)(batch);
+  } catch (const c10::Error& e) {
+    throw InputError(fmt::format("pre-processing batch {} failed: {}", b, what_of(e)));
+  }
+  return batch;
+}
+
+torch::Tensor post_process(std::vector<std::unique_ptr<PostProcessor>>& post, torch::Tensor preds,
+                           std::size_t b) {
+  try {
+    for (auto& p : post) preds = (*p)(preds);
+  } catch (const c10::Error& e) {
+    throw InputError(fmt::format("post-processing batch {} failed: {}", b, what_of(e)));
+  }
+  return preds;
+}
+
+void static_pass(const PassInput& in, const std::vector<std::unique_ptr<StaticMetric>>& metrics,
+                 RunState& state) {
+  if (!metrics.empty() && in.model.is_inlined()) {
+    state.results.warnings.push_back(fmt::format(
+        "{} is frozen: its weights are folded into graph constants, so static metrics see no "
+        "parameters or connection layers",
+        in.model.describe()));
+  }
+  for (const auto& metric : metrics) {
+    const std::string name = metric->name();
+    state.results.values[name] = nullptr;
+    state.guard(name, [&] { state.results.values[name] = metric->compute(in.model, in.layers); });
+  }
+}
+
+}  // namespace neurobench::detail

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// What the passes of a Benchmark run share: the results being filled in and the metrics that
+// failed. Private to the library.
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <neurobench/benchmark.hpp>
+
+namespace neurobench::detail {
+
+/// The results of a run in the making, and its failed metrics.
+class RunState {
+ public:
+  Results results;
+
+  /// Records that `metric` failed (the first cause only); its value becomes null at the end.
+  void fail(const std::string& metric, const std::string& message);
+  /// True when `metric` failed.
+  [[nodiscard]] bool failed(const std::string& metric) const { return failed_.count(metric) != 0; }
+  /// Runs `compute` for `metric`, recording a LibTorch or other error as its failure; an
+  /// InputError (bad data, not the metric's fault) goes through.
+  template <class F>
+  void guard(const std::string& metric, F&& compute);
+  /// Adds a warning unless it is there already.
+  void warn_once(const std::string& warning);
+  /// Sets failed metrics to null and lists them in `results.failures`, in results order.
+  void finish();
+
+ private:
+  std::map<std::string, std::string> failed_;  // metric name -> message
+};
+
+/// The text of a LibTorch error without its C++ backtrace.
+[[nodiscard]] std::string what_of(const c10::Error& e);
+
+template <class F>
+void RunState::guard(const std::string& metric, F&& compute) {
+  try {
+    compute();
+  } catch (const InputError&) {
+    throw;
+  } catch (const c10::Error& e) {
+    fail(metric, what_of(e));
+  } catch (const std::exception& e) {
+    fail(metric, e.what());
+  }
+}
+
+/// Pre-processes a batch; a processor's LibTorch error is an InputError naming the batch.
+[[nodiscard]] Batch pre_process(std::vector<std::unique_ptr<PreProcessor>>& pre, Batch batch,
+                                std::size_t b);
+/// Post-processes predictions; a LibTorch error is an InputError naming the batch.
+[[nodiscard]] torch::Tensor post_process(std::vector<std::unique_ptr<PostProcessor>>& post,
+                                         torch::Tensor preds, std::size_t b);
+
+/// Seconds between two points of the monotonic clock.
+[[nodiscard]] inline double seconds_between(std::chrono::steady_clock::time_point a,
+                                            std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+/// What a pass needs of the benchmark.
+struct PassInput {
+  NeuroBenchModel& model;
+  const DataLoader& loader;
+  std::vector<std::unique_ptr<PreProcessor>>& pre;
+  std::vector<std::unique_ptr<PostProcessor>>& post;
+  const LayerSetup& layers;
+};
+
+/// Static metrics on the model as it is before the first batch.
+void static_pass(const PassInput& in, const std::vector<std::unique_ptr<StaticMetric>>& metrics,
+                 RunState& state);
+/// The workload pass: every batch pre-processed, inferred with hooks, post-processed, and
+/// given to the workload metrics; then their run values.
+void workload_pass(const PassInput& in, const std::vector<std::unique_ptr<WorkloadMetric>>& metrics,
+                   const RunOptions& options, RunState& state);
+/// The timing pass (see TimingOptions) and the timing metrics' values.
+void timing_pass(const PassInput& in, const std::vector<std::unique_ptr<TimingMetric>>& metrics,
+                 const TimingOptions& options, RunState& state);
+
+}  // namespace neurobench::detail

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+// The timing pass: the model without hooks on full batches of one size, cycling through the
+// data in order; warm-up runs first, then timed runs, then fresh loads of the model file when
+// a metric asks for them (see TimingOptions).
+#include <fmt/format.h>
+
+#include <neurobench/metrics/timing.hpp>
+
+#include "runtime/run_state.hpp"
+
+namespace neurobench::detail {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The timing batch size: the option's, or the loader's, at most the data set's size.
+int64_t timing_batch_size(const PassInput& in, const TimingOptions& o, Results& results) {
+  const int64_t size = in.loader.dataset().size();
+  const int64_t batch_size = o.batch_size > 0 ? o.batch_size : in.loader.options().batch_size;
+  if (batch_size <= size) return batch_size;
+  results.warnings.push_back(fmt::format(
+      "timing: batch size {} is larger than the data set ({} samples); timed runs use {}",
+      batch_size, size, size));
+  return size;
+}
+
+// Warm-up runs, then the timed runs (a given number, or as many as fit in min_time_s).
+void timed_runs(const PassInput& in, const DataLoader& batches, const TimingOptions& o,
+                Timings& t) {
+  const auto full_batches = static_cast<std::size_t>(in.loader.dataset().size() / t.batch_size);
+  std::size_t next = 0;
+  auto run_once = [&]() {
+    const std::size_t b = next++ % full_batches;
+    Batch batch = batches.batch(b);
+    TimedRun run;
+    run.samples = batch.size();
+    const auto t0 = Clock::now();
+    batch = pre_process(in.pre, std::move(batch), b);
+    in.model.begin_batch();
+    const auto t1 = Clock::now();
+    torch::Tensor preds = in.model.forward(batch.data);
+    const auto t2 = Clock::now();
+    preds = post_process(in.post, std::move(preds), b);
+    const auto t3 = Clock::now();
+    run.pre_s = seconds_between(t0, t1);
+    run.forward_s = seconds_between(t1, t2);
+    run.post_s = seconds_between(t2, t3);
+    return run;
+  };
+  for (int64_t w = 0; w < o.warmup; ++w) (void)run_once();
+  const auto start = Clock::now();
+  for (;;) {
+    const auto done = static_cast<int64_t>(t.runs.size());
+    if (o.runs > 0 ? done >= o.runs
+                   : done >= TimingOptions::kMaxRuns ||
+                         (done >= TimingOptions::kMinAutoRuns &&
+                          seconds_between(start, Clock::now()) >= o.min_time_s)) {
+      break;
+    }
+    t.runs.push_back(run_once());
+  }
+  t.wall_s = seconds_between(start, Clock::now());
+}
+
+// Fresh loads of the model file, each with its first inference on the first timing batch.
+void startup_runs(const PassInput& in, const DataLoader& batches, const TimingOptions& o,
+                  Timings& t) {
+  const NeuroBenchModel& model = in.model;
+  try {
+    Batch first = pre_process(in.pre, batches.batch(0), 0);
+    for (int64_t k = 0; k < o.startup_runs; ++k) {
+      const auto t0 = Clock::now();
+      std::unique_ptr<NeuroBenchModel> fresh = model.load_again();
+      const auto t1 = Clock::now();
+      if (!fresh) {
+        t.startup_error = fmt::format(
+            "{} was not loaded from a file, so it cannot be loaded again to time its start-up",
+            model.describe());
+        t.startup.clear();
+        return;
+      }
+      fresh->begin_batch();
+      (void)fresh->forward(first.data);
+      t.startup.push_back({seconds_between(t0, t1), seconds_between(t1, Clock::now())});
+    }
+  } catch (const InputError&) {
+    throw;
+  } catch (const c10::Error& e) {
+    t.startup.clear();
+    t.startup_error = fmt::format("loading {} again failed: {}", model.describe(), what_of(e));
+  } catch (const std::exception& e) {
+    t.startup.clear();
+    t.startup_error = fmt::format("loading {} again failed: {}", model.describe(), e.what());
+  }
+}
+
+Timings measure(const PassInput& in, const TimingOptions& o, bool startup, Results& results) {
+  Timings t;
+  t.batch_size = timing_batch_size(in, o, results);
+  t.warmup_runs = o.warmup;
+  t.clock_resolution_s = monotonic_clock_resolution();
+  LoaderOptions timing_options;
+  timing_options.batch_size = t.batch_size;
+  const DataLoader batches(in.loader.shared_dataset(), timing_options);
+  timed_runs(in, batches, o, t);
+  if (startup) startup_runs(in, batches, o, t);
+  int64_t below = 0;
+  for (const auto& r : t.runs) below += r.forward_s < t.clock_resolution_s ? 1 : 0;
+  if (below > 0) {
+    results.warnings.push_back(fmt::format(
+        "timing: {} of {} timed runs were shorter than the clock's resolution ({:g} ns); "
+        "their times are below what can be measured",
+        below, t.runs.size(), t.clock_resolution_s * 1e9));
+  }
+  return t;
+}
+
+}  // namespace
+
+void timing_pass(const PassInput& in, const std::vector<std::unique_ptr<TimingMetric>>& metrics,
+                 const TimingOptions& options, RunState& state) {
+  if (metrics.empty()) return;
+  bool startup = false;
+  for (const auto& m : metrics) startup = startup || m->needs_startup_runs();
+  const Timings t = measure(in, options, startup, state.results);
+  state.results.run["timing"] = {{"warmup", options.warmup},
+                                 {"runs", options.runs},
+                                 {"min_time_s", options.min_time_s},
+                                 {"batch_size", t.batch_size},
+                                 {"startup_runs", startup ? options.startup_runs : 0},
+                                 {"clock_resolution_ns", t.clock_resolution_s * 1e9}};
+  for (const auto& m : metrics) {
+    const std::string name = m->name();
+    state.guard(name, [&] { state.results.values[name] = m->compute(t); });
+  }
+}
+
+}  // namespace neurobench::detail

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <iostream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "metrics/layer_probe.hpp"
+#include "runtime/progress.hpp"
+#include "runtime/run_state.hpp"
+
+namespace neurobench::detail {
+
+namespace {
+
+// One batch: pre-processed, inferred with the probe's hooks, post-processed, and given to
+// each metric that has not failed. Returns the batch's size before pre-processing.
+int64_t run_batch(const PassInput& in, const std::vector<WorkloadMetric*>& metrics,
+                  const std::map<const WorkloadMetric*, std::string>& names, std::size_t b,
+                  const RunOptions& options, RunState& state) {
+  Batch batch = in.loader.batch(b);
+  const int64_t batch_size = batch.size();  // before pre-processing, as the reference
+  const double weight =
+      static_cast<double>(batch_size) / static_cast<double>(in.loader.dataset().size());
+  batch = pre_process(in.pre, std::move(batch), b);
+  for (WorkloadMetric* m : metrics) m->begin_batch();
+  in.model.begin_batch();
+  const torch::Tensor preds = post_process(in.post, in.model.forward(batch.data), b);
+  const WorkloadInput input{in.model, preds, batch};
+  for (WorkloadMetric* m : metrics) {
+    const std::string& name = names.at(m);
+    if (state.failed(name)) continue;
+    state.guard(name, [&] {
+      m->add_batch(input, weight);
+      if (options.verbose) {
+        std::cerr << fmt::format("batch {}: {} = {}\n", b, name, m->shown_after_batch().dump());
+      }
+    });
+  }
+  return batch_size;
+}
+
+}  // namespace
+
+void workload_pass(const PassInput& in, const std::vector<std::unique_ptr<WorkloadMetric>>& metrics,
+                   const RunOptions& options, RunState& state) {
+  std::vector<WorkloadMetric*> active;
+  std::map<const WorkloadMetric*, std::string> names;
+  for (const auto& m : metrics) {
+    active.push_back(m.get());
+    names[m.get()] = m->name();
+    state.guard(names[m.get()], [&] { m->begin_run(); });
+  }
+  {
+    LayerProbe probe(in.model, in.layers, active,
+                     [&](WorkloadMetric& m, const std::string& message) {
+                       state.fail(names[&m], message);
+                     });
+    for (const auto& w : probe.warnings()) state.results.warnings.push_back(w);
+    Progress progress(!options.quiet, in.loader.num_batches());
+    for (std::size_t b = 0; b < in.loader.num_batches(); ++b) {
+      state.results.samples += run_batch(in, active, names, b, options, state);
+      ++state.results.batches;
+      progress.update(b + 1);
+    }
+  }  // the probe's hooks are removed here, before any timing pass
+  // The values now, before a timing pass (PeakMemory reads the workload's peak).
+  for (WorkloadMetric* m : active) {
+    const std::string& name = names[m];
+    if (state.failed(name)) continue;
+    state.guard(name, [&] { state.results.values[name] = m->run_value(); });
+  }
+}
+
+}  // namespace neurobench::detail
