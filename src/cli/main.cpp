@@ -3,6 +3,7 @@
 // results files.
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include <c10/util/Exception.h>
 
@@ -11,6 +12,7 @@
 
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
+#include <neurobench/plugins.hpp>
 
 #include "cli/commands.hpp"
 
@@ -23,6 +25,13 @@ int main(int argc, char** argv) {
   neurobench::cli::RunArgs run_args;
   CLI::App* run = neurobench::cli::add_run_command(app, run_args);
   CLI::App* list = app.add_subcommand("list", "List every registered metric and processor");
+  // Plugin libraries of metrics and processors, for `run` and `list` (and NEUROBENCH_PLUGIN_PATH).
+  std::vector<std::string> plugins;
+  for (CLI::App* command : {run, list}) {
+    command->add_option("--plugin", plugins,
+                        "Load metrics and processors from a shared library built against "
+                        "neurobench (repeatable; see docs/writing-a-metric.md)");
+  }
   neurobench::cli::ReportArgs report_args;
   CLI::App* report = neurobench::cli::add_report_command(app, report_args);
   neurobench::cli::CompareArgs compare_args;
@@ -51,6 +60,10 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (run->parsed() || list->parsed()) {
+      neurobench::load_plugins_from_environment();
+      for (const auto& plugin : plugins) neurobench::load_plugin(plugin);
+    }
     if (run->parsed()) {
       return neurobench::cli::run_command(neurobench::cli::resolve_run_args(*run, run_args));
     }

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace neurobench {
+
+/// A shared library of metrics and processors loaded at run time (`neurobench run --plugin`).
+struct LoadedPlugin {
+  std::filesystem::path path;      ///< The library, as loaded.
+  std::vector<std::string> names;  ///< The metrics and processors it registered.
+};
+
+/// Loads a shared library built against this package whose `NEUROBENCH_REGISTER_METRIC` and
+/// `NEUROBENCH_REGISTER_PROCESSOR` lines register metrics and processors; they are then
+/// found by name like the built-ins, and `neurobench list` shows the library as their source.
+/// Loading the same library again does nothing. The library stays loaded until the process
+/// ends. Throws UsageError naming the library when it cannot be loaded (with the dynamic
+/// loader's reason), registers nothing, or registers a name that is already taken.
+LoadedPlugin load_plugin(const std::filesystem::path& path);
+
+/// Loads every library named by `NEUROBENCH_PLUGIN_PATH`: a `:`-separated list of library
+/// files and folders (a folder: each `*.so` in it, in name order). Empty entries are skipped;
+/// a missing entry is a UsageError naming it.
+std::vector<LoadedPlugin> load_plugins_from_environment();
+
+}  // namespace neurobench
