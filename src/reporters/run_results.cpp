@@ -48,20 +48,39 @@ const ordered_json& metrics_object(const ordered_json& document, const std::stri
   return inner;
 }
 
-bool is_metadata_key(const std::string& key) { return key == "_run" || key == "_environment"; }
+// `_metrics`: one MetricDescription per entry, in the file's order.
+std::vector<MetricDescription> read_descriptions(const ordered_json& v, const std::string& source) {
+  std::vector<MetricDescription> out;
+  for (const auto& [name, entry] : v.items()) {
+    out.push_back(MetricDescription::from_json(entry, name, source));
+  }
+  return out;
+}
+
+bool is_metadata_key(const std::string& key) {
+  return key == "_run" || key == "_environment" || key == "_metrics";
+}
 
 // Whether `out` has read the metadata `key` already.
 bool has_metadata(const RunResults& out, const std::string& key) {
-  return !(key == "_run" ? out.run : out.environment).is_null();
+  if (key == "_run") return !out.run.is_null();
+  if (key == "_environment") return !out.environment.is_null();
+  return !out.descriptions.empty();
 }
 
 void read_metadata(const std::string& key, const ordered_json& v, RunResults& out) {
   if (!is_metadata_key(key)) return;  // other `_` keys: ignored metadata
   if (!v.is_object() && !v.is_null()) {
-    throw InputError(
-        fmt::format("{}: '{}' is {}; expected an object", out.source, key, v.type_name()));
+    throw InputError(fmt::format("{}: '{}' is {}; expected an object{}", out.source, key,
+                                 v.type_name(), key == "_metrics" ? " keyed by metric name" : ""));
   }
-  (key == "_run" ? out.run : out.environment) = v;
+  if (key == "_run") {
+    out.run = v;
+  } else if (key == "_environment") {
+    out.environment = v;
+  } else if (v.is_object()) {
+    out.descriptions = read_descriptions(v, out.source);
+  }
 }
 
 }  // namespace

@@ -141,3 +141,17 @@ TEST_CASE("report and compare have --help and are listed in the top-level help",
   const auto r = run_cli("--help");
   REQUIRE_THAT(r.out, Catch::Contains("report") && Catch::Contains("compare"));
 }
+
+TEST_CASE("a malformed _metrics makes report and compare exit 2 naming the file and the entry",
+          "[cli][report]") {
+  neurobench::test::TempDir dir;
+  const auto bad = dir / "bad_metrics.json";
+  std::ofstream(bad) << R"({"SpikeRate": 1, "_metrics": {"SpikeRate": {"better": "fewer"}}})";
+  for (const std::string& args : {"compare " + cnn() + " " + q(bad), "report " + q(bad)}) {
+    const auto r = run_cli(args);
+    INFO(args << "\nstderr: " << r.err);
+    REQUIRE(r.status == 2);
+    REQUIRE_THAT(r.err, Catch::Contains("bad_metrics.json") &&
+                            Catch::Contains("_metrics.SpikeRate") && Catch::Contains("'fewer'"));
+  }
+}

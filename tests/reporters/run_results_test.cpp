@@ -116,3 +116,78 @@ TEST_CASE("flattening joins nested keys with dots and keeps failed values", "[re
   REQUIRE(flat[2].key == "B.y.z");
   REQUIRE(flat[2].state == FlatValue::State::Failed);
 }
+
+TEST_CASE("the _metrics block is read into descriptions, in the file's order", "[report]") {
+  const auto r = neurobench::test::run_of("new", R"({
+      "ClassificationAccuracy": 0.9, "DenseMACs": {"MACs": 10, "FLOPs": 20}, "SpikeRate": 0.1,
+      "_run": {"samples": 3},
+      "_metrics": {
+        "ClassificationAccuracy": {"kind": "workload", "description": "fraction correct",
+                                   "unit": "fraction", "better": "higher", "source": "built-in"},
+        "DenseMACs": {"kind": "workload", "unit": "ops/sample", "better": "lower",
+                      "keys": {"MACs": {"unit": "MACs/sample", "better": "lower",
+                                        "description": "multiply-accumulates"},
+                               "FLOPs": {"unit": "FLOPs/sample", "better": "lower"}}},
+        "SpikeRate": {"description": "a user's own metric", "unit": "spikes/step",
+                      "better": "lower", "source": "/path/libmymetrics.so"}}})");
+  REQUIRE(r.metrics.size() == 3);
+  REQUIRE_FALSE(r.metrics.contains("_metrics"));
+  REQUIRE(r.descriptions.size() == 3);
+  REQUIRE(r.descriptions[0].name == "ClassificationAccuracy");
+  REQUIRE(r.descriptions[0].value.better == neurobench::Better::Higher);
+  REQUIRE(r.descriptions[0].source == "built-in");
+  const auto& macs = r.descriptions[1];
+  REQUIRE(macs.name == "DenseMACs");
+  REQUIRE(macs.keys.size() == 2);
+  REQUIRE(macs.describe_key("MACs").unit == "MACs/sample");
+  REQUIRE(macs.describe_key("MACs").description == "multiply-accumulates");
+  const auto& spikes = r.descriptions[2];
+  REQUIRE(spikes.name == "SpikeRate");
+  REQUIRE(spikes.description == "a user's own metric");
+  REQUIRE(spikes.value.unit == "spikes/step");
+  REQUIRE(spikes.value.better == neurobench::Better::Lower);
+  REQUIRE(spikes.kind.empty());
+  REQUIRE(spikes.source == "/path/libmymetrics.so");
+
+  SECTION("beside 'results', like _run and _environment") {
+    const auto wrapped = neurobench::test::run_of("wrapped", R"({"results": {"SpikeRate": 1},
+        "_metrics": {"SpikeRate": {"unit": "spikes/step", "better": "lower"}}})");
+    REQUIRE(wrapped.descriptions.size() == 1);
+    REQUIRE(wrapped.descriptions[0].value.unit == "spikes/step");
+  }
+  SECTION("files written before _metrics existed have no descriptions") {
+    REQUIRE(neurobench::load_run_results(neurobench::test::fixture("report/cnn_relu.json"))
+                .descriptions.empty());
+    REQUIRE(neurobench::test::run_of("null", R"({"A": 1, "_metrics": null})").descriptions.empty());
+  }
+}
+
+TEST_CASE("a malformed _metrics is an InputError naming the file and the entry", "[report]") {
+  neurobench::test::TempDir dir;
+  struct Case {
+    std::string name;
+    std::string metrics;
+    std::vector<std::string> says;
+  };
+  const std::vector<Case> cases = {
+      {"array.json", R"([1, 2])", {"'_metrics' is array", "expected an object"}},
+      {"entry.json", R"({"SpikeRate": 5})", {"_metrics.SpikeRate", "not an object"}},
+      {"better.json",
+       R"({"SpikeRate": {"better": "up"}})",
+       {"_metrics.SpikeRate", "'up' is not a direction"}},
+      {"unit.json", R"({"SpikeRate": {"unit": 3}})", {"_metrics.SpikeRate", "'unit'"}},
+      {"keys.json", R"({"DenseMACs": {"keys": [1]}})", {"_metrics.DenseMACs", "'keys'"}},
+      {"key.json",
+       R"({"DenseMACs": {"keys": {"MACs": {"better": 1}}}})",
+       {"_metrics.DenseMACs.keys.MACs", "'better'"}},
+  };
+  for (const auto& c : cases) {
+    INFO(c.name);
+    const auto path = write(dir, c.name, R"({"SpikeRate": 1, "_metrics": )" + c.metrics + "}");
+    REQUIRE_THROWS_AS(neurobench::load_run_results(path), neurobench::InputError);
+    for (const auto& part : c.says) {
+      REQUIRE_THROWS_WITH(neurobench::load_run_results(path),
+                          Catch::Contains(c.name) && Catch::Contains(part));
+    }
+  }
+}

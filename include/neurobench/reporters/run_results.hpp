@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <neurobench/metrics/description.hpp>
+
 namespace neurobench {
 
 /// One benchmark run's results, read back from a results file (`neurobench run --json`), ready
@@ -20,12 +22,16 @@ struct RunResults {
   nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
   nlohmann::ordered_json run = nullptr;          ///< The file's `_run` object, or null.
   nlohmann::ordered_json environment = nullptr;  ///< The file's `_environment` object, or null.
+  /// The file's `_metrics`: what each metric's value means (unit, direction, keys), in the
+  /// file's order. Empty for files written before `_metrics` existed; see metric_info().
+  std::vector<MetricDescription> descriptions;
 };
 
 /// Reads run results from a parsed results document. Accepts the flat object written by
-/// `neurobench run --json` (with or without `_run`/`_environment`) and `{"results": {...}}`.
-/// Throws InputError naming `source` when the document is not an object, holds no metric, or
-/// has a value that is not a number, an object of numbers or null.
+/// `neurobench run --json` (with or without `_run`/`_environment`/`_metrics`) and
+/// `{"results": {...}}`. Throws InputError naming `source` when the document is not an object,
+/// holds no metric, has a value that is not a number, an object of numbers or null, or has a
+/// malformed `_metrics` (the message names the entry: `_metrics.SpikeRate`).
 [[nodiscard]] RunResults parse_run_results(const nlohmann::ordered_json& document,
                                            std::string label, const std::string& source);
 
