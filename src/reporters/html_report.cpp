@@ -74,10 +74,11 @@ std::string diff_cell(const std::string& label, const Difference& d) {
                      esc(detail::signed_number(d.abs)), esc(detail::percent_text(d)));
 }
 
-// One key: its unit and direction, each run's value, the differences to the first run.
+// One key: its unit and direction (from the runs' `_metrics`, else the legacy table), each
+// run's value, the differences to the first run.
 std::string metric_row(const std::string& key, const std::vector<RunResults>& runs,
                        const std::vector<FlatRun>& flat) {
-  const MetricInfo info = legacy_metric_info(key);
+  const MetricInfo info = metric_info(runs, key);
   const char* arrow = info.better == Better::Higher  ? "\xE2\x86\x91 higher"
                       : info.better == Better::Lower ? "\xE2\x86\x93 lower"
                                                      : "";

@@ -79,8 +79,8 @@ std::string other_metrics_table(const std::vector<RunResults>& runs,
   for (std::size_t r = 0; r < 2 * runs.size() - 1; ++r) out += "---:|";
   out += "\n";
   for (const auto& key : keys) {
-    const MetricInfo info = legacy_metric_info(key);
-    out += "| " + md_esc(key) + " | " + info.unit + " |";
+    const MetricInfo info = metric_info(runs, key);
+    out += "| " + md_esc(key) + " | " + md_esc(info.unit) + " |";
     for (const auto& f : flat) out += " " + value_text(f.get(key), "failed", "n/a") + " |";
     for (std::size_t r = 1; r < runs.size(); ++r) {
       out += " " + md_diff(flat[0].get(key), flat[r].get(key), info.better) + " |";

@@ -145,7 +145,7 @@ std::string accuracy_chart(const std::vector<RunResults>& runs, const std::vecto
                                 : "no run has a correctness metric (ClassificationAccuracy, "
                                   "SMAPE, R2 or MSE).");
   }
-  const MetricInfo info = legacy_metric_info(metric);
+  const MetricInfo info = metric_info(runs, metric);
   std::set<std::string> sources;
   for (const auto& pt : points) sources.insert(pt.source);
   const std::string direction = info.better == Better::Higher  ? " Up and to the left is better."

@@ -130,3 +130,67 @@ TEST_CASE("the comparison table aligns columns and marks regressions", "[report]
           "\n"
           "1 regression above 5%: ClassificationAccuracy\n");
 }
+
+namespace {
+
+// `_metrics` as Benchmark writes it, for a user's own metrics: SpikeRate (a number) and
+// LayerSpikes (an object whose `total` has its own unit and direction).
+const std::string kUserMetrics = R"("_metrics": {
+    "SpikeRate": {"kind": "workload", "description": "a user's own metric", "unit": "spikes/step",
+                  "better": "lower", "source": "/path/libmymetrics.so"},
+    "LayerSpikes": {"kind": "workload", "unit": "spikes/sample", "better": "none",
+                    "keys": {"total": {"unit": "spikes", "better": "lower"}}}})";
+
+}  // namespace
+
+TEST_CASE("compare flags a regression of a user's metric described in _metrics, with its unit",
+          "[report]") {
+  const auto a = run_of("base", R"({"SpikeRate": 0.10, "LayerSpikes": {"total": 100, "conv1": 40},
+                                    )" +
+                                    kUserMetrics + "}");
+  const auto b = run_of("new", R"({"SpikeRate": 0.12, "LayerSpikes": {"total": 120, "conv1": 80},
+                                   )" +
+                                   kUserMetrics + "}");
+  const auto rows = neurobench::compare(a, b);
+  const auto& spikes = row(rows, "SpikeRate");
+  REQUIRE(spikes.info.unit == "spikes/step");
+  REQUIRE(spikes.info.better == neurobench::Better::Lower);
+  REQUIRE(spikes.regression);
+  REQUIRE_FALSE(row(neurobench::compare(b, a), "SpikeRate").regression);  // fewer is better
+  REQUIRE(row(rows, "LayerSpikes.total").info.unit == "spikes");
+  REQUIRE(row(rows, "LayerSpikes.total").regression);
+  REQUIRE(row(rows, "LayerSpikes.conv1").info.unit == "spikes/sample");
+  REQUIRE_FALSE(row(rows, "LayerSpikes.conv1").regression);  // no direction: +100% is no gate
+  const std::string table = neurobench::render_comparison(rows, a, b);
+  REQUIRE_THAT(table, Catch::Contains("SpikeRate          spikes/step") &&
+                          Catch::Contains("+20.0%  << REGRESSION (lower is better)") &&
+                          Catch::Contains("2 regressions above 5%: SpikeRate, LayerSpikes.total"));
+
+  neurobench::CompareOptions options;
+  options.fail_above_percent = 25;
+  REQUIRE_FALSE(neurobench::has_regression(neurobench::compare(a, b, options)));
+
+  SECTION("without _metrics the same metric has no unit and never regresses") {
+    const auto old_a = run_of("base", R"({"SpikeRate": 0.10})");
+    const auto old_b = run_of("new", R"({"SpikeRate": 0.12})");
+    const auto& old_row = row(neurobench::compare(old_a, old_b), "SpikeRate");
+    REQUIRE(old_row.info.unit.empty());
+    REQUIRE_FALSE(old_row.regression);
+  }
+}
+
+TEST_CASE("compare takes the newest description: the second run's, then the first's", "[report]") {
+  const auto lower = run_of("lower", R"({"SpikeRate": 1,
+      "_metrics": {"SpikeRate": {"unit": "old unit", "better": "lower"}}})");
+  const auto higher = run_of("higher", R"({"SpikeRate": 2,
+      "_metrics": {"SpikeRate": {"unit": "new unit", "better": "higher"}}})");
+  const auto bare = run_of("bare", R"({"SpikeRate": 2})");
+  // 1 -> 2 is worse only when lower is better.
+  const auto& newest = row(neurobench::compare(lower, higher), "SpikeRate");
+  REQUIRE(newest.info.unit == "new unit");
+  REQUIRE_FALSE(newest.regression);
+  const auto& first = row(neurobench::compare(lower, bare), "SpikeRate");
+  REQUIRE(first.info.unit == "old unit");
+  REQUIRE(first.regression);
+  REQUIRE(row(neurobench::compare(bare, lower), "SpikeRate").info.unit == "old unit");
+}

@@ -140,3 +140,33 @@ TEST_CASE("the accuracy chart falls back to dense MACs for runs without synaptic
   REQUIRE(count(accuracy, "<circle class=\"point\"") == 2);
   REQUIRE_THAT(accuracy, Catch::Contains("Not shown: c"));
 }
+
+TEST_CASE("the HTML report shows a described metric's unit, direction and colours", "[report]") {
+  const std::string described = R"("_metrics": {
+      "SpikeRate": {"unit": "spikes/step", "better": "lower"},
+      "LayerSpikes": {"unit": "spikes/sample", "better": "none",
+                      "keys": {"total": {"unit": "<spikes>", "better": "higher"}}},
+      "MSE": {"unit": "V\u00b2", "better": "lower"}})";
+  const auto base = run_of("base", R"({"MSE": 0.5, "SpikeRate": 0.1,
+      "LayerSpikes": {"total": 100, "conv1": 40}, "DenseMACs": {"MACs": 1000}})");
+  const auto pr = run_of("pr", R"({"MSE": 0.4, "SpikeRate": 0.12,
+      "LayerSpikes": {"total": 120, "conv1": 80}, "DenseMACs": {"MACs": 900}, )" +
+                                   described + "}");
+  const std::string html = neurobench::render_html_report({base, pr});
+  const std::string table = section(html, "metrics-section");
+  REQUIRE_THAT(table, Catch::Contains("<tr data-key=\"SpikeRate\" data-better=\"lower\"><th "
+                                      "scope=\"row\" class=\"key\">SpikeRate</th><td "
+                                      "class=\"unit\">spikes/step</td><td class=\"better\">"
+                                      "\xE2\x86\x93 lower</td>"));
+  REQUIRE(count(table, "<td class=\"diff worse\" data-run=\"pr\" data-diff=\"0.0199") == 1);
+  REQUIRE_THAT(table, Catch::Contains("<tr data-key=\"LayerSpikes.total\" data-better=\"higher\">"
+                                      "<th scope=\"row\" class=\"key\">LayerSpikes.total</th>"
+                                      "<td class=\"unit\">&lt;spikes&gt;</td>"));
+  REQUIRE(count(table, "<td class=\"diff better\" data-run=\"pr\" data-diff=\"20\"") == 1);
+  REQUIRE_THAT(table, Catch::Contains("<tr data-key=\"LayerSpikes.conv1\" data-better=\"none\">"));
+  REQUIRE(count(table, "<td class=\"diff neutral\" data-run=\"pr\" data-diff=\"40\"") == 1);
+  // Charts use the descriptions too: the correctness metric's axis names its unit.
+  REQUIRE_THAT(section(html, "chart-accuracy"),
+               Catch::Contains("MSE (V\xC2\xB2), lower is better") &&
+                   Catch::Contains("Down and to the left is better."));
+}

@@ -54,3 +54,25 @@ TEST_CASE("the Markdown report names the task's correctness metric and works for
           "| esn | 14.79 | 281000 | n/a | n/a | n/a | n/a | n/a |\n");
   REQUIRE_THROWS_AS(neurobench::render_markdown_report({}), neurobench::UsageError);
 }
+
+TEST_CASE("the Markdown report shows a described metric's unit and judges it by its direction",
+          "[report]") {
+  const std::string described = R"("_metrics": {
+      "SpikeRate": {"unit": "spikes/step", "better": "lower", "source": "/path/libmine.so"},
+      "LayerSpikes": {"unit": "spikes/sample", "better": "none",
+                      "keys": {"total": {"unit": "spikes|events", "better": "higher"}}}})";
+  const auto base = run_of("base", R"({"ClassificationAccuracy": 0.9, "SpikeRate": 0.1,
+      "LayerSpikes": {"total": 100, "conv1": 40}, "MyMetric": 1, )" +
+                                       described + "}");
+  const auto pr = run_of("pr", R"({"ClassificationAccuracy": 0.9, "SpikeRate": 0.12,
+      "LayerSpikes": {"total": 120, "conv1": 80}, "MyMetric": 2})");
+  const std::string markdown = neurobench::render_markdown_report({base, pr});
+  REQUIRE_THAT(markdown,
+               Catch::Contains("| Metric | Unit | base | pr | \xCE\x94 pr |\n"
+                               "|:---|:---|---:|---:|---:|\n"
+                               "| SpikeRate | spikes/step | 0.1 | 0.12 | +0.02 (+20.0%, worse) |\n"
+                               "| LayerSpikes.total | spikes\\|events | 100 | 120 | "
+                               "+20 (+20.0%, better) |\n"
+                               "| LayerSpikes.conv1 | spikes/sample | 40 | 80 | +40 (+100.0%) |\n"
+                               "| MyMetric |  | 1 | 2 | +1 (+100.0%) |\n"));
+}

@@ -23,8 +23,10 @@ struct CompareOptions {
 
 /// One key compared between two runs.
 struct ComparisonRow {
-  std::string key;              ///< Flattened key, `Metric.key`.
-  MetricInfo info;              ///< Unit and direction (see legacy_metric_info()).
+  std::string key;  ///< Flattened key, `Metric.key`.
+  /// Unit and direction: from the second run's `_metrics`, else the first run's, else the
+  /// legacy table (see metric_info()).
+  MetricInfo info;
   FlatValue a;                  ///< The value in the first run.
   FlatValue b;                  ///< The value in the second run.
   bool has_difference = false;  ///< Both are numbers: `difference` is set.
@@ -36,9 +38,11 @@ struct ComparisonRow {
 };
 
 /// Compares every numeric (or failed) key present in either run, in order of appearance (a's
-/// keys first). A change from 0 to a non-zero value in the worse direction is a regression
-/// whatever the threshold; missing and failed values never are. Throws UsageError when the
-/// options are invalid or a `metrics` prefix matches no key in either run.
+/// keys first). Which way is worse comes from the runs' `_metrics` (b's, then a's; the newest
+/// description), else the legacy table. A change from 0 to a non-zero value in the worse
+/// direction is a regression whatever the threshold; missing and failed values never are.
+/// Throws UsageError when the options are invalid or a `metrics` prefix matches no key in
+/// either run.
 [[nodiscard]] std::vector<ComparisonRow> compare(const RunResults& a, const RunResults& b,
                                                  const CompareOptions& options = {});
 
