@@ -141,3 +141,65 @@ TEST_CASE("report and compare have --help and are listed in the top-level help",
   const auto r = run_cli("--help");
   REQUIRE_THAT(r.out, Catch::Contains("report") && Catch::Contains("compare"));
 }
+
+namespace {
+
+// Results files of a user's own metric, described in _metrics as Benchmark writes them.
+struct DescribedRuns {
+  neurobench::test::TempDir dir;
+  std::filesystem::path base = dir / "base.json";
+  std::filesystem::path pr = dir / "pr.json";
+
+  DescribedRuns() {
+    const std::string described = R"("_metrics": {
+        "SpikeRate": {"kind": "workload", "description": "a user's own metric",
+                      "unit": "spikes/step", "better": "lower", "source": "/path/libmine.so"}})";
+    std::ofstream(base) << R"({"Footprint": 1000, "SpikeRate": 0.10, )" << described << "}";
+    std::ofstream(pr) << R"({"Footprint": 1000, "SpikeRate": 0.12, )" << described << "}";
+  }
+};
+
+}  // namespace
+
+TEST_CASE("neurobench compare gates a user's metric described in _metrics", "[cli][report]") {
+  const DescribedRuns runs;
+  auto r = run_cli("compare " + q(runs.base) + " " + q(runs.pr));
+  INFO(r.err);
+  REQUIRE(r.status == 1);
+  REQUIRE_THAT(r.out, Catch::Contains("spikes/step") &&
+                          Catch::Contains("<< REGRESSION (lower is better)") &&
+                          Catch::Contains("1 regression above 5%: SpikeRate"));
+  r = run_cli("compare " + q(runs.base) + " " + q(runs.pr) + " --fail-above 25%");
+  REQUIRE(r.status == 0);
+  r = run_cli("compare " + q(runs.pr) + " " + q(runs.base));  // fewer spikes: better
+  REQUIRE(r.status == 0);
+  REQUIRE_THAT(r.out, Catch::Contains("better"));
+}
+
+TEST_CASE("neurobench report shows a described metric's unit and direction", "[cli][report]") {
+  const DescribedRuns runs;
+  auto r = run_cli("report " + q(runs.base) + " " + q(runs.pr));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  REQUIRE_THAT(r.out,
+               Catch::Contains("| SpikeRate | spikes/step | 0.1 | 0.12 | +0.02 (+20.0%, worse) |"));
+  r = run_cli("report " + q(runs.base) + " " + q(runs.pr) + " --format html");
+  REQUIRE(r.status == 0);
+  REQUIRE_THAT(r.out, Catch::Contains("<tr data-key=\"SpikeRate\" data-better=\"lower\">") &&
+                          Catch::Contains("<td class=\"unit\">spikes/step</td>") &&
+                          Catch::Contains("<td class=\"diff worse\" data-run=\"pr\""));
+}
+
+TEST_CASE("a malformed _metrics makes report and compare exit 2 naming the file and the entry",
+          "[cli][report]") {
+  neurobench::test::TempDir dir;
+  const auto bad = dir / "bad_metrics.json";
+  std::ofstream(bad) << R"({"SpikeRate": 1, "_metrics": {"SpikeRate": {"better": "fewer"}}})";
+  for (const std::string& args : {"compare " + cnn() + " " + q(bad), "report " + q(bad)}) {
+    const auto r = run_cli(args);
+    INFO(args << "\nstderr: " << r.err);
+    REQUIRE(r.status == 2);
+    REQUIRE_THAT(r.err, Catch::Contains("bad_metrics.json") &&
+                            Catch::Contains("_metrics.SpikeRate") && Catch::Contains("'fewer'"));
+  }
+}

@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <string>
+
+namespace neurobench {
+
+/// A number as reports show it: integers as is below 1e6, 3 significant digits in scientific
+/// notation from 1e6 or below 1e-3 (`1.9e6`), else up to 6 significant digits.
+[[nodiscard]] std::string format_number(double value);
+
+}  // namespace neurobench

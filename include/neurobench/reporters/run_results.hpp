@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <neurobench/metrics/description.hpp>
+
+namespace neurobench {
+
+/// One benchmark run's results, read back from a results file (`neurobench run --json`), ready
+/// for a report or a comparison. See docs/reports.md.
+struct RunResults {
+  std::string label;   ///< Names the run in reports; unique within a set of runs.
+  std::string source;  ///< Where the results came from (a path), for messages.
+  /// Metric name -> number, object of numbers (nested objects allowed) or null (a failed
+  /// metric), in the file's order. Never holds a `_` key: those are metadata.
+  nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
+  nlohmann::ordered_json run = nullptr;          ///< The file's `_run` object, or null.
+  nlohmann::ordered_json environment = nullptr;  ///< The file's `_environment` object, or null.
+  /// The file's `_metrics`: what each metric's value means (unit, direction, keys), in the
+  /// file's order. Empty for files written before `_metrics` existed; see metric_info().
+  std::vector<MetricDescription> descriptions;
+};
+
+/// Reads run results from a parsed results document. Accepts the flat object written by
+/// `neurobench run --json` (with or without `_run`/`_environment`/`_metrics`) and
+/// `{"results": {...}}`. Throws InputError naming `source` when the document is not an object,
+/// holds no metric, has a value that is not a number, an object of numbers or null, or has a
+/// malformed `_metrics` (the message names the entry: `_metrics.SpikeRate`).
+[[nodiscard]] RunResults parse_run_results(const nlohmann::ordered_json& document,
+                                           std::string label, const std::string& source);
+
+/// Reads a results file. The label defaults to the file's stem (`out/cnn.json` -> `cnn`).
+/// Throws InputError naming the file when it is missing, unreadable, not JSON or of the wrong
+/// shape.
+///
+///     neurobench::RunResults cnn = neurobench::load_run_results("cnn.json");
+[[nodiscard]] RunResults load_run_results(const std::filesystem::path& path,
+                                          std::string label = "");
+
+/// Reads several results files, labelled by `labels` (one per file) or by their stems when
+/// `labels` is empty; duplicate labels are made unique (see make_labels_unique). Throws
+/// UsageError when `paths` is empty or `labels` has another length, InputError as above.
+[[nodiscard]] std::vector<RunResults> load_run_results(
+    const std::vector<std::filesystem::path>& paths, const std::vector<std::string>& labels = {});
+
+/// Makes labels unique: a label shared by several runs becomes `folder/label` (the source's
+/// parent folder) when that tells them apart, else gets a suffix ` (2)`, ` (3)`, ...; an empty
+/// label becomes `run N`.
+void make_labels_unique(std::vector<RunResults>& runs);
+
+/// One value of a flattened results object.
+struct FlatValue {
+  /// Whether a value is there.
+  enum class State {
+    Number,   ///< `number` holds it.
+    Failed,   ///< The metric is null in the file: it failed.
+    Missing,  ///< The key is absent from the file.
+  };
+  std::string key;  ///< `Metric` or `Metric.key` (nested objects joined with dots).
+  State state = State::Missing;
+  double number = 0.0;
+};
+
+/// Flattens a metrics object into `Metric.key` values, in order (objects are expanded, so an
+/// empty object gives nothing).
+[[nodiscard]] std::vector<FlatValue> flatten_metrics(const nlohmann::ordered_json& metrics);
+
+/// The value of a flattened key in one run (State::Missing when absent).
+[[nodiscard]] FlatValue lookup(const RunResults& run, std::string_view key);
+
+}  // namespace neurobench

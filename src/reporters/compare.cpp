@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: Apache-2.0
+// Two runs compared key by key, the regression gate, and the terminal table of `compare`.
+#include <neurobench/reporters/compare.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include <neurobench/errors.hpp>
+#include <neurobench/reporters/format.hpp>
+
+#include "reporters/flat_values.hpp"
+#include "reporters/text.hpp"
+
+namespace neurobench {
+
+using detail::Difference;
+
+void CompareOptions::validate() const {
+  if (!std::isfinite(fail_above_percent) || fail_above_percent < 0) {
+    throw UsageError(
+        fmt::format("fail_above_percent must be a number >= 0, not {}", fail_above_percent));
+  }
+  for (const auto& m : metrics) {
+    if (m.empty()) throw UsageError("metrics: an empty prefix");
+  }
+}
+
+namespace {
+
+bool selected(const std::string& key, const CompareOptions& options) {
+  return options.metrics.empty() ||
+         std::any_of(options.metrics.begin(), options.metrics.end(),
+                     [&](const std::string& p) { return detail::istarts_with(key, p); });
+}
+
+void check_prefixes(const std::vector<std::string>& keys, const CompareOptions& options,
+                    const RunResults& a, const RunResults& b) {
+  for (const auto& prefix : options.metrics) {
+    if (std::none_of(keys.begin(), keys.end(),
+                     [&](const std::string& k) { return detail::istarts_with(k, prefix); })) {
+      throw UsageError(
+          fmt::format("no metric starting with '{}' in {} or {}", prefix, a.source, b.source));
+    }
+  }
+}
+
+// The newest description: b's `_metrics`, then a's, then the legacy table.
+MetricInfo newest_info(const RunResults& a, const RunResults& b, const std::string& key) {
+  if (auto info = described_metric_info(b, key)) return *info;
+  if (auto info = described_metric_info(a, key)) return *info;
+  return legacy_metric_info(key);
+}
+
+ComparisonRow compare_key(const std::string& key, const detail::FlatRun& a,
+                          const detail::FlatRun& b, MetricInfo info, double fail_above_percent) {
+  ComparisonRow row;
+  row.key = key;
+  row.info = std::move(info);
+  row.a = a.get(key);
+  row.b = b.get(key);
+  const Difference d = detail::difference(row.a, row.b, row.info.better);
+  row.has_difference = d.available;
+  row.difference = d.abs;
+  row.has_percent = d.available && d.has_percent;
+  row.percent = d.percent;
+  if (d.verdict == Difference::Verdict::Worse) {
+    // "More than" the threshold; a rounding error at the threshold itself does not count.
+    const double threshold = fail_above_percent * (1 + 1e-9) + 1e-12;
+    row.regression = !d.has_percent || std::abs(d.percent) > threshold;
+  }
+  return row;
+}
+
+}  // namespace
+
+std::vector<ComparisonRow> compare(const RunResults& a, const RunResults& b,
+                                   const CompareOptions& options) {
+  options.validate();
+  const std::vector<detail::FlatRun> flat = {detail::FlatRun(a), detail::FlatRun(b)};
+  const std::vector<std::string> keys = detail::union_keys(flat);
+  check_prefixes(keys, options, a, b);
+  std::vector<ComparisonRow> rows;
+  for (const auto& key : keys) {
+    if (!selected(key, options)) continue;
+    rows.push_back(
+        compare_key(key, flat[0], flat[1], newest_info(a, b, key), options.fail_above_percent));
+  }
+  return rows;
+}
+
+bool has_regression(const std::vector<ComparisonRow>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](const ComparisonRow& r) { return r.regression; });
+}
+
+// --- the terminal table ----------------------------------------------------------------------
+
+namespace {
+
+using Cells = std::array<std::string, 7>;
+
+Cells row_cells(const ComparisonRow& r) {
+  Cells cells;
+  cells[0] = r.key;
+  cells[1] = r.info.unit;
+  cells[2] = detail::value_text(r.a, "FAILED", "missing");
+  cells[3] = detail::value_text(r.b, "FAILED", "missing");
+  if (!r.has_difference) return cells;
+  cells[4] = detail::signed_number(r.difference);
+  Difference d;
+  d.has_percent = r.has_percent;
+  d.percent = r.percent;
+  cells[5] = detail::percent_text(d);
+  const Difference verdict = detail::difference(r.a, r.b, r.info.better);
+  if (r.regression) {
+    cells[6] = fmt::format("<< REGRESSION ({} is better)", to_string(r.info.better));
+  } else if (verdict.verdict == Difference::Verdict::Worse) {
+    cells[6] = "worse";
+  } else if (verdict.verdict == Difference::Verdict::Better) {
+    cells[6] = "better";
+  }
+  return cells;
+}
+
+// The lines aligned in columns (text left, numbers right), with a rule under the header.
+std::string aligned(const std::vector<Cells>& lines) {
+  std::array<std::size_t, 7> width{};
+  for (const auto& l : lines) {
+    for (std::size_t c = 0; c < width.size(); ++c) width[c] = std::max(width[c], l[c].size());
+  }
+  std::string out;
+  auto emit = [&](const Cells& l) {
+    std::string s =
+        fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>{}}  {:>{}}", l[0], width[0], l[1],
+                    width[1], l[2], width[2], l[3], width[3], l[4], width[4], l[5], width[5]);
+    if (!l[6].empty()) s += "  " + l[6];
+    s.erase(s.find_last_not_of(' ') + 1);
+    out += s + "\n";
+  };
+  emit(lines[0]);
+  Cells rule;
+  for (std::size_t c = 0; c < 6; ++c) rule[c] = std::string(width[c], '-');
+  emit(rule);
+  for (std::size_t i = 1; i < lines.size(); ++i) emit(lines[i]);
+  return out;
+}
+
+std::string summary(const std::vector<ComparisonRow>& rows, const CompareOptions& options) {
+  std::vector<std::string> regressions;
+  for (const auto& r : rows) {
+    if (r.regression) regressions.push_back(r.key);
+  }
+  const std::string threshold = format_number(options.fail_above_percent) + "%";
+  if (regressions.empty()) {
+    return fmt::format("\nno regression above {} ({} metrics compared)\n", threshold, rows.size());
+  }
+  return fmt::format("\n{} regression{} above {}: {}\n", regressions.size(),
+                     regressions.size() == 1 ? "" : "s", threshold, fmt::join(regressions, ", "));
+}
+
+}  // namespace
+
+std::string render_comparison(const std::vector<ComparisonRow>& rows, const RunResults& a,
+                              const RunResults& b, const CompareOptions& options) {
+  std::vector<Cells> lines;
+  lines.push_back({"metric", "unit", a.label, b.label, "diff", "%diff", ""});
+  for (const auto& r : rows) lines.push_back(row_cells(r));
+  return fmt::format("A: {} ({})\nB: {} ({})\n\n", a.label, a.source, b.label, b.source) +
+         aligned(lines) + summary(rows, options);
+}
+
+}  // namespace neurobench

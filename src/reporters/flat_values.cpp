@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "reporters/flat_values.hpp"
+
+#include <cmath>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include <neurobench/reporters/format.hpp>
+
+namespace neurobench {
+
+namespace {
+
+void flatten_into(const nlohmann::ordered_json& v, const std::string& key,
+                  std::vector<FlatValue>& out) {
+  if (v.is_object()) {
+    for (const auto& [k, sub] : v.items()) flatten_into(sub, key + "." + k, out);
+    return;
+  }
+  FlatValue f;
+  f.key = key;
+  if (v.is_number()) {
+    f.state = FlatValue::State::Number;
+    f.number = v.get<double>();
+  } else if (v.is_null()) {
+    f.state = FlatValue::State::Failed;
+  }  // Anything else was refused on loading; treat it as absent.
+  out.push_back(std::move(f));
+}
+
+}  // namespace
+
+std::vector<FlatValue> flatten_metrics(const nlohmann::ordered_json& metrics) {
+  std::vector<FlatValue> out;
+  if (!metrics.is_object()) return out;
+  for (const auto& [key, v] : metrics.items()) {
+    if (!key.empty() && key[0] == '_') continue;
+    flatten_into(v, key, out);
+  }
+  return out;
+}
+
+FlatValue lookup(const RunResults& run, std::string_view key) {
+  return detail::FlatRun(run).get(std::string(key));
+}
+
+namespace detail {
+
+FlatRun::FlatRun(const RunResults& run) : values_(flatten_metrics(run.metrics)) {
+  for (std::size_t i = 0; i < values_.size(); ++i) index_.emplace(values_[i].key, i);
+}
+
+FlatValue FlatRun::get(const std::string& key) const {
+  const auto it = index_.find(key);
+  if (it != index_.end()) return values_[it->second];
+  FlatValue missing;
+  missing.key = key;
+  return missing;
+}
+
+std::optional<double> FlatRun::number(const std::string& key) const {
+  const FlatValue v = get(key);
+  if (v.state != FlatValue::State::Number) return std::nullopt;
+  return v.number;
+}
+
+std::vector<FlatRun> flat_runs(const std::vector<RunResults>& runs) {
+  std::vector<FlatRun> out;
+  out.reserve(runs.size());
+  for (const auto& r : runs) out.emplace_back(r);
+  return out;
+}
+
+std::vector<std::string> union_keys(const std::vector<FlatRun>& runs) {
+  std::vector<std::string> keys;
+  std::set<std::string> seen;
+  for (const auto& r : runs) {
+    for (const auto& v : r.values()) {
+      if (seen.insert(v.key).second) keys.push_back(v.key);
+    }
+  }
+  return keys;
+}
+
+Difference difference(const FlatValue& a, const FlatValue& b, Better better) {
+  Difference d;
+  if (a.state != FlatValue::State::Number || b.state != FlatValue::State::Number) return d;
+  d.available = true;
+  d.abs = b.number - a.number;
+  if (a.number != 0) {
+    d.has_percent = true;
+    d.percent = 100.0 * d.abs / std::abs(a.number);
+  } else if (b.number == 0) {
+    d.has_percent = true;  // 0 -> 0 is no change
+  }
+  if (d.abs == 0) {
+    d.verdict = Difference::Verdict::Same;
+  } else if (better == Better::None) {
+    d.verdict = Difference::Verdict::Neutral;
+  } else {
+    const bool up = d.abs > 0;
+    d.verdict = (up == (better == Better::Higher)) ? Difference::Verdict::Better
+                                                   : Difference::Verdict::Worse;
+  }
+  return d;
+}
+
+std::string percent_text(const Difference& d) {
+  if (!d.has_percent) return "new";
+  if (d.percent == 0) return "0%";
+  return fmt::format("{:+.1f}%", d.percent);
+}
+
+std::string value_text(const FlatValue& v, const char* failed, const char* missing) {
+  switch (v.state) {
+    case FlatValue::State::Number:
+      return format_number(v.number);
+    case FlatValue::State::Failed:
+      return failed;
+    case FlatValue::State::Missing:
+      return missing;
+  }
+  return missing;
+}
+
+}  // namespace detail
+}  // namespace neurobench

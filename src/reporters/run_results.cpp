@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reading results files back for reports and comparisons: parsing, loading, labels.
+#include <neurobench/reporters/run_results.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include <neurobench/errors.hpp>
+
+namespace neurobench {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+const char* article(const ordered_json& v) { return v.is_array() || v.is_object() ? "an" : "a"; }
+
+void check_metric_value(const ordered_json& v, const std::string& key, const std::string& source) {
+  if (v.is_number() || v.is_null()) return;
+  if (v.is_object()) {
+    for (const auto& [k, sub] : v.items()) check_metric_value(sub, key + "." + k, source);
+    return;
+  }
+  throw InputError(
+      fmt::format("{}: metric '{}' is {} {}; expected a number, an object of numbers or null",
+                  source, key, article(v), v.type_name()));
+}
+
+// The object keyed by metric name: the document itself, or its "results".
+const ordered_json& metrics_object(const ordered_json& document, const std::string& source) {
+  if (!document.is_object()) {
+    throw InputError(fmt::format(
+        "{}: not a results file: expected a JSON object keyed by metric name, found {} {}", source,
+        article(document), document.type_name()));
+  }
+  if (!document.contains("results")) return document;
+  const auto& inner = document["results"];
+  if (!inner.is_object()) {
+    throw InputError(fmt::format("{}: 'results' is {}; expected an object keyed by metric name",
+                                 source, inner.type_name()));
+  }
+  return inner;
+}
+
+// `_metrics`: one MetricDescription per entry, in the file's order.
+std::vector<MetricDescription> read_descriptions(const ordered_json& v, const std::string& source) {
+  std::vector<MetricDescription> out;
+  for (const auto& [name, entry] : v.items()) {
+    out.push_back(MetricDescription::from_json(entry, name, source));
+  }
+  return out;
+}
+
+bool is_metadata_key(const std::string& key) {
+  return key == "_run" || key == "_environment" || key == "_metrics";
+}
+
+// Whether `out` has read the metadata `key` already.
+bool has_metadata(const RunResults& out, const std::string& key) {
+  if (key == "_run") return !out.run.is_null();
+  if (key == "_environment") return !out.environment.is_null();
+  return !out.descriptions.empty();
+}
+
+void read_metadata(const std::string& key, const ordered_json& v, RunResults& out) {
+  if (!is_metadata_key(key)) return;  // other `_` keys: ignored metadata
+  if (!v.is_object() && !v.is_null()) {
+    throw InputError(fmt::format("{}: '{}' is {}; expected an object{}", out.source, key,
+                                 v.type_name(), key == "_metrics" ? " keyed by metric name" : ""));
+  }
+  if (key == "_run") {
+    out.run = v;
+  } else if (key == "_environment") {
+    out.environment = v;
+  } else if (v.is_object()) {
+    out.descriptions = read_descriptions(v, out.source);
+  }
+}
+
+}  // namespace
+
+RunResults parse_run_results(const ordered_json& document, std::string label,
+                             const std::string& source) {
+  const ordered_json& flat = metrics_object(document, source);
+  RunResults out;
+  out.label = std::move(label);
+  out.source = source;
+  for (const auto& [key, v] : flat.items()) {
+    if (!key.empty() && key[0] == '_') {
+      read_metadata(key, v, out);
+      continue;
+    }
+    check_metric_value(v, key, source);
+    out.metrics[key] = v;
+  }
+  if (&flat != &document) {  // metadata may sit beside "results"
+    for (const auto& [key, v] : document.items()) {
+      if (is_metadata_key(key) && !has_metadata(out, key)) read_metadata(key, v, out);
+    }
+  }
+  if (out.metrics.empty()) {
+    throw InputError(
+        fmt::format("{}: no metrics: expected an object keyed by metric name, as "
+                    "written by 'neurobench run --json'",
+                    source));
+  }
+  return out;
+}
+
+RunResults load_run_results(const std::filesystem::path& path, std::string label) {
+  const std::string name = path.string();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    throw InputError(fmt::format("{}: no such results file", name));
+  }
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(fmt::format("{}: is a directory, not a results file", name));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot read the results file", name));
+  std::stringstream text;
+  text << in.rdbuf();
+  ordered_json document;
+  try {
+    document = ordered_json::parse(text.str());
+  } catch (const ordered_json::parse_error& e) {
+    throw InputError(fmt::format("{}: not valid JSON: {}", name, e.what()));
+  }
+  if (label.empty()) label = path.stem().string();
+  return parse_run_results(document, std::move(label), name);
+}
+
+std::vector<RunResults> load_run_results(const std::vector<std::filesystem::path>& paths,
+                                         const std::vector<std::string>& labels) {
+  if (paths.empty()) throw UsageError("no results files given");
+  if (!labels.empty() && labels.size() != paths.size()) {
+    throw UsageError(fmt::format("{} labels given for {} results files; give one per file",
+                                 labels.size(), paths.size()));
+  }
+  std::vector<RunResults> runs;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    runs.push_back(load_run_results(paths[i], labels.empty() ? "" : labels[i]));
+  }
+  make_labels_unique(runs);
+  return runs;
+}
+
+namespace {
+
+// Runs that share a label: told apart by their folders (`base/results`, `pr/results`) when
+// that names each one differently and clashes with no other label. Returns every label given
+// so far, old and new, which a numbered label must not take either.
+std::set<std::string> label_by_folder(std::vector<RunResults>& runs) {
+  std::map<std::string, std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < runs.size(); ++i) groups[runs[i].label].push_back(i);
+  std::set<std::string> taken;
+  for (const auto& r : runs) taken.insert(r.label);
+  for (const auto& [label, members] : groups) {
+    if (members.size() < 2) continue;
+    std::set<std::string> candidates;
+    std::vector<std::string> named;
+    for (const std::size_t i : members) {
+      const auto folder = std::filesystem::path(runs[i].source).parent_path().filename().string();
+      named.push_back(folder.empty() ? "" : folder + "/" + label);
+      candidates.insert(named.back());
+    }
+    const bool usable = candidates.size() == members.size() && !candidates.count("") &&
+                        std::none_of(candidates.begin(), candidates.end(),
+                                     [&](const std::string& c) { return taken.count(c) > 0; });
+    if (!usable) continue;
+    for (std::size_t k = 0; k < members.size(); ++k) {
+      runs[members[k]].label = named[k];
+      taken.insert(named[k]);
+    }
+  }
+  return taken;
+}
+
+// Whatever is still shared gets a number: `results (2)`.
+void label_by_number(std::vector<RunResults>& runs, const std::set<std::string>& taken) {
+  std::set<std::string> used;
+  for (auto& r : runs) {
+    if (used.insert(r.label).second) continue;
+    for (int n = 2;; ++n) {
+      std::string candidate = fmt::format("{} ({})", r.label, n);
+      if (!used.count(candidate) && !taken.count(candidate)) {
+        r.label = std::move(candidate);
+        used.insert(r.label);
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void make_labels_unique(std::vector<RunResults>& runs) {
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (runs[i].label.empty()) runs[i].label = fmt::format("run {}", i + 1);
+  }
+  label_by_number(runs, label_by_folder(runs));
+}
+
+}  // namespace neurobench
