@@ -11,11 +11,15 @@
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/fwd.hpp>
+#include <neurobench/json.hpp>
 #include <neurobench/metrics/builtin.hpp>
+#include <neurobench/metrics/description.hpp>
+#include <neurobench/metrics/keys.hpp>
 #include <neurobench/metrics/metric.hpp>
 #include <neurobench/metrics/timing.hpp>
 #include <neurobench/model/hooks.hpp>
 #include <neurobench/model/model.hpp>
+#include <neurobench/plugins.hpp>
 #include <neurobench/processors/processors.hpp>
 #include <neurobench/registry.hpp>
 #include <neurobench/reporters/report.hpp>
