@@ -9,7 +9,9 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -19,7 +21,7 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <zlib.h>
+#include <zip.h>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -106,11 +108,6 @@ std::uint32_t get_u32(const std::uint8_t* p) {
          (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
 }
 
-std::uint64_t get_u64(const std::uint8_t* p) {
-  return static_cast<std::uint64_t>(get_u32(p)) |
-         (static_cast<std::uint64_t>(get_u32(p + 4)) << 32);
-}
-
 void put_u16(std::string& out, std::uint16_t v) {
   out += static_cast<char>(v & 0xff);
   out += static_cast<char>(v >> 8);
@@ -120,44 +117,22 @@ void put_u32(std::string& out, std::uint32_t v) {
   for (int shift = 0; shift < 32; shift += 8) out += static_cast<char>((v >> shift) & 0xff);
 }
 
-void put_u64(std::string& out, std::uint64_t v) {
-  for (int shift = 0; shift < 64; shift += 8) out += static_cast<char>((v >> shift) & 0xff);
-}
-
-/// True when `[offset, offset + length)` lies inside a buffer of `size` bytes.
-bool in_bounds(std::uint64_t offset, std::uint64_t length, std::uint64_t size) {
-  return offset <= size && length <= size - offset;
-}
-
-// CRC-32 over buffers larger than zlib's uInt, in chunks.
-std::uint32_t crc32_update(std::uint32_t crc, const void* data, std::uint64_t size) {
-  const auto* bytes = static_cast<const Bytef*>(data);
-  uLong value = crc;
-  while (size > 0) {
-    const auto chunk = static_cast<uInt>(std::min<std::uint64_t>(size, 1u << 30));
-    value = crc32(value, bytes, chunk);
-    bytes += chunk;
-    size -= chunk;
-  }
-  return static_cast<std::uint32_t>(value);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Reading bytes.
 
-/// Bytes to read an array from: a file, or a deflated .npz entry; every read is exact or throws.
-class ByteSource {
+/// Bytes to read an array from, in order: a file or an .npz entry; every read is exact or throws.
+class ByteReader {
  public:
-  virtual ~ByteSource() = default;
-  [[nodiscard]] virtual std::uint64_t size() const = 0;
-  /// Copies `count` bytes at `offset` to `destination`.
-  virtual void read(std::uint64_t offset, void* destination, std::uint64_t count) = 0;
+  virtual ~ByteReader() = default;
+  /// Copies the next `count` bytes to `destination`.
+  virtual void read(void* destination, std::uint64_t count) = 0;
 };
 
-/// A binary input file, read with positioned reads straight into the caller's memory.
-class FileSource final : public ByteSource {
+/// A binary input file, read straight into the caller's memory.
+class FileReader final : public ByteReader {
  public:
-  explicit FileSource(const std::filesystem::path& path) : where_(path.string()) {
+  explicit FileReader(const std::filesystem::path& path) : where_(path.string()) {
     std::error_code ec;
     const auto status = std::filesystem::status(path, ec);
     if (!std::filesystem::exists(status)) throw InputError(fmt::format("{}: no such file", where_));
@@ -171,56 +146,29 @@ class FileSource final : public ByteSource {
     if (!in_) throw InputError(fmt::format("{}: cannot open: {}", where_, errno_text(errno)));
   }
 
-  [[nodiscard]] std::uint64_t size() const override { return size_; }
+  [[nodiscard]] std::uint64_t size() const { return size_; }
 
-  void read(std::uint64_t offset, void* destination, std::uint64_t count) override {
+  void read(void* destination, std::uint64_t count) override {
     if (count == 0) return;
-    if (!in_bounds(offset, count, size_)) {
+    if (count > size_ - offset_) {
       throw InputError(fmt::format("{}: read of {} bytes at offset {} past the end of the file",
-                                   where_, count, offset));
+                                   where_, count, offset_));
     }
-    in_.clear();
-    in_.seekg(static_cast<std::streamoff>(offset));
     in_.read(static_cast<char*>(destination), static_cast<std::streamsize>(count));
     const auto got = static_cast<std::uint64_t>(in_.gcount());
     if (!in_ || got != count) {
       throw InputError(fmt::format("{}: read error at offset {}: expected {} bytes, got {}", where_,
-                                   offset, count, got));
+                                   offset_, count, got));
     }
+    offset_ += count;
   }
 
  private:
   std::string where_;
   std::uint64_t size_ = 0;
+  std::uint64_t offset_ = 0;
   std::ifstream in_;
 };
-
-/// CRC-32 of `count` bytes at `offset` of `source`, read in pieces.
-std::uint32_t crc32_of(ByteSource& source, std::uint64_t offset, std::uint64_t count,
-                       std::uint32_t crc = 0) {
-  constexpr std::uint64_t kPiece = 1 << 20;
-  std::vector<std::uint8_t> piece(static_cast<std::size_t>(std::min(count, kPiece)));
-  while (count > 0) {
-    const std::uint64_t n = std::min(count, kPiece);
-    source.read(offset, piece.data(), n);
-    crc = crc32_update(crc, piece.data(), n);
-    offset += n;
-    count -= n;
-  }
-  return crc;
-}
-
-/// The CRC-32 an .npz entry must have, and the message prefix naming the entry.
-struct CrcCheck {
-  std::uint32_t expected = 0;
-  std::string where;
-};
-
-[[noreturn]] void throw_crc_mismatch(const CrcCheck& check, std::uint32_t actual) {
-  throw InputError(
-      fmt::format("{}: corrupt entry: CRC-32 mismatch (directory states {:08x}, data give {:08x})",
-                  check.where, check.expected, actual));
-}
 
 // ---------------------------------------------------------------------------------------------
 // The .npy header: a Python dict literal.
@@ -734,99 +682,52 @@ torch::Tensor finish_tensor(torch::Tensor stored, const NpyHeader& header,
   }
 }
 
-/// Reads the .npy array in bytes `[offset, offset + size)` of `source`.
+/// Reads the .npy array held in the next `size` bytes of `source`.
 ///
-/// With `crc`, those bytes must have that CRC-32 (a stored .npz entry): the data are checked in
-/// the tensor's own memory before they are interpreted, and a header that fails to parse is
-/// reported as a CRC-32 mismatch when that is the cause.
-torch::Tensor read_npy(ByteSource& source, std::uint64_t offset, std::uint64_t size,
-                       const std::string& where, const std::optional<CrcCheck>& crc) {
+/// Reads no further than the data the header describes: bytes after them are left unread.
+torch::Tensor read_npy(ByteReader& source, std::uint64_t size, const std::string& where) {
   std::uint8_t prefix[kNpyPrefixSize] = {};
   const std::uint64_t prefix_size = std::min<std::uint64_t>(size, kNpyPrefixSize);
-  source.read(offset, prefix, prefix_size);
-
-  std::string preamble;  // bytes [0, data_offset): magic, version, length, header
-  NpyHeader header;
-  NpyLayout layout;
-  try {
-    layout = read_npy_prefix(prefix, size, where);
-    // read_npy_prefix checked data_offset <= size, so this allocation is bounded by the file.
-    preamble.assign(reinterpret_cast<const char*>(prefix),
-                    static_cast<std::size_t>(std::min(prefix_size, layout.data_offset)));
-    preamble.resize(static_cast<std::size_t>(layout.data_offset));
-    if (layout.data_offset > prefix_size) {
-      source.read(offset + prefix_size, preamble.data() + prefix_size,
-                  layout.data_offset - prefix_size);
-    }
-    header = parse_npy_header(
-        std::string_view(preamble).substr(layout.header_offset, layout.header_size), where);
-    check_data_size(header, size - layout.data_offset, where);
-  } catch (const InputError&) {
-    if (crc) {
-      const std::uint32_t actual = crc32_of(source, offset, size);
-      if (actual != crc->expected) throw_crc_mismatch(*crc, actual);
-    }
-    throw;
+  source.read(prefix, prefix_size);
+  const NpyLayout layout = read_npy_prefix(prefix, size, where);
+  // read_npy_prefix checked data_offset <= size, so this allocation is bounded by the file.
+  std::string preamble(reinterpret_cast<const char*>(prefix),
+                       static_cast<std::size_t>(std::min(prefix_size, layout.data_offset)));
+  preamble.resize(static_cast<std::size_t>(layout.data_offset));
+  if (layout.data_offset > prefix_size) {
+    source.read(preamble.data() + prefix_size, layout.data_offset - prefix_size);
   }
+  const NpyHeader header = parse_npy_header(
+      std::string_view(preamble).substr(layout.header_offset, layout.header_size), where);
+  check_data_size(header, size - layout.data_offset, where);
 
   // A header shorter than 2 bytes never parses, so the data start after the prefix read above.
   assert(layout.data_offset >= prefix_size);
   torch::Tensor stored = allocate_for(header, where);
-  void* data = header.nbytes > 0 ? stored.data_ptr() : nullptr;
-  source.read(offset + layout.data_offset, data, header.nbytes);
-  if (crc) {
-    std::uint32_t actual = crc32_update(0, preamble.data(), preamble.size());
-    actual = crc32_update(actual, data, header.nbytes);
-    const std::uint64_t trailing = size - layout.data_offset - header.nbytes;
-    actual = crc32_of(source, offset + layout.data_offset + header.nbytes, trailing, actual);
-    if (actual != crc->expected) throw_crc_mismatch(*crc, actual);
-  }
+  source.read(header.nbytes > 0 ? stored.data_ptr() : nullptr, header.nbytes);
   return finish_tensor(std::move(stored), header, where);
 }
 
 // ---------------------------------------------------------------------------------------------
-// Reading .npz (zip) archives.
+// Reading .npz (zip) archives, through libzip.
 
-constexpr std::uint32_t kLocalHeaderSignature = 0x04034b50;
-constexpr std::uint32_t kCentralHeaderSignature = 0x02014b50;
-constexpr std::uint32_t kEndSignature = 0x06054b50;
-constexpr std::uint32_t kZip64EndSignature = 0x06064b50;
-constexpr std::uint32_t kZip64LocatorSignature = 0x07064b50;
-constexpr std::size_t kLocalHeaderSize = 30;
-constexpr std::size_t kCentralHeaderSize = 46;
-constexpr std::size_t kEndSize = 22;
-constexpr std::size_t kMaxCommentSize = 0xffff;
-constexpr std::size_t kZip64EndSize = 56;
-constexpr std::size_t kZip64LocatorSize = 20;
-constexpr std::uint16_t kZip64ExtraId = 0x0001;
-constexpr std::uint32_t kZip32Max = 0xffffffff;
-constexpr std::uint16_t kMethodStored = 0;
-constexpr std::uint16_t kMethodDeflate = 8;
-constexpr std::uint16_t kFlagEncrypted = 0x0001;
-constexpr std::uint16_t kFlagUtf8 = 0x0800;
-
-/// One file of the archive, from its central directory record.
-struct ZipEntry {
-  std::string name;
-  std::uint16_t flags = 0;
-  std::uint16_t method = 0;
-  std::uint32_t crc = 0;
-  std::uint64_t compressed_size = 0;
-  std::uint64_t uncompressed_size = 0;
-  std::uint64_t local_header_offset = 0;
+/// Closes a libzip archive opened for reading, or discards one being written.
+struct ArchiveDiscarder {
+  void operator()(zip_t* archive) const { zip_discard(archive); }
 };
+using Archive = std::unique_ptr<zip_t, ArchiveDiscarder>;
+
+/// libzip's own words for an error, e.g. "Read error: No such file or directory".
+std::string libzip_text(zip_error_t* error) { return zip_error_strerror(error); }
 
 /// Throws unless the file starts like a zip archive, saying what it looks like instead.
-void check_zip_magic(ByteSource& file, const std::string& where) {
-  std::uint8_t start[sizeof kNpyMagic] = {};
-  const std::uint64_t count = std::min<std::uint64_t>(file.size(), sizeof start);
-  file.read(0, start, count);
+void check_zip_magic(const std::uint8_t* start, std::uint64_t count, const std::string& where) {
   if (starts_with_bytes(start, count, "PK\x03\x04") ||
       starts_with_bytes(start, count, std::string_view("PK\x05\x06", 4))) {
     return;
   }
   std::string found = count == 0 ? "an empty file" : "other bytes";
-  if (count == sizeof kNpyMagic && std::memcmp(start, kNpyMagic, sizeof kNpyMagic) == 0) {
+  if (count >= sizeof kNpyMagic && std::memcmp(start, kNpyMagic, sizeof kNpyMagic) == 0) {
     found = "a .npy file (read it with load_npy)";
   }
   throw InputError(fmt::format(
@@ -834,161 +735,43 @@ void check_zip_magic(ByteSource& file, const std::string& where) {
       found));
 }
 
-/// Where the central directory is and how many entries it holds.
-struct CentralDirectory {
-  std::uint64_t offset = 0;
-  std::uint64_t size = 0;
-  std::uint64_t entries = 0;
-};
-
-CentralDirectory find_central_directory(ByteSource& file, const std::string& where) {
-  // The end record is the last 22 bytes plus a comment of up to 65535 bytes; a ZIP64 locator
-  // would sit in the 20 bytes before it.
-  const std::uint64_t size = file.size();
-  const std::uint64_t tail_size =
-      std::min<std::uint64_t>(size, kZip64LocatorSize + kMaxCommentSize + kEndSize);
-  const std::uint64_t tail_offset = size - tail_size;
-  std::vector<std::uint8_t> tail(static_cast<std::size_t>(tail_size));
-  file.read(tail_offset, tail.data(), tail_size);
-
-  std::optional<std::uint64_t> found;  // offset in `tail`
-  for (std::uint64_t pos = tail_size >= kEndSize ? tail_size - kEndSize + 1 : 0; pos-- > 0;) {
-    if (get_u32(&tail[pos]) == kEndSignature &&
-        pos + kEndSize + get_u16(&tail[pos + 20]) <= tail_size) {
-      found = pos;
-      break;
-    }
-  }
-  if (!found) {
-    throw InputError(fmt::format(
-        "{}: truncated or corrupt zip archive: no end-of-central-directory record found", where));
-  }
-  const std::uint8_t* end = &tail[*found];
-  CentralDirectory directory;
-  bool multi_disk =
-      get_u16(end + 4) != 0 || get_u16(end + 6) != 0 || get_u16(end + 8) != get_u16(end + 10);
-  directory.entries = get_u16(end + 10);
-  directory.size = get_u32(end + 12);
-  directory.offset = get_u32(end + 16);
-  std::uint64_t limit = tail_offset + *found;  // the directory must end before this
-
-  if (*found >= kZip64LocatorSize && get_u32(end - kZip64LocatorSize) == kZip64LocatorSignature) {
-    const std::uint8_t* locator = end - kZip64LocatorSize;
-    const std::uint64_t record_offset = get_u64(locator + 8);
-    if (!in_bounds(record_offset, kZip64EndSize, limit - kZip64LocatorSize)) {
-      throw InputError(fmt::format(
-          "{}: corrupt zip archive: the ZIP64 end-of-central-directory record at offset {} lies "
-          "outside the file",
-          where, record_offset));
-    }
-    std::uint8_t record[kZip64EndSize];
-    file.read(record_offset, record, kZip64EndSize);
-    if (get_u32(record) != kZip64EndSignature) {
-      throw InputError(fmt::format(
-          "{}: corrupt zip archive: bad ZIP64 end-of-central-directory signature at offset {}",
-          where, record_offset));
-    }
-    multi_disk = get_u32(locator + 4) != 0 || get_u32(locator + 16) > 1 ||
-                 get_u32(record + 16) != 0 || get_u32(record + 20) != 0 ||
-                 get_u64(record + 24) != get_u64(record + 32);
-    directory.entries = get_u64(record + 32);
-    directory.size = get_u64(record + 40);
-    directory.offset = get_u64(record + 48);
-    limit = record_offset;
-  }
-  if (multi_disk) {
-    throw InputError(fmt::format("{}: multi-disk (split) zip archives are not supported", where));
-  }
-  if (!in_bounds(directory.offset, directory.size, limit)) {
-    throw InputError(fmt::format(
-        "{}: truncated or corrupt zip archive: the central directory ({} bytes at offset {}) runs "
-        "past its end record at offset {}",
-        where, directory.size, directory.offset, limit));
-  }
-  if (directory.entries > directory.size / kCentralHeaderSize) {
-    throw InputError(fmt::format(
-        "{}: corrupt zip archive: {} entries cannot fit in a central directory of {} bytes", where,
-        directory.entries, directory.size));
-  }
-  return directory;
+/// Opens the archive read-only; with `flags` ZIP_CHECKCONS, libzip also checks every local header
+/// against the central directory. Returns null with `error` set when libzip refuses the file.
+Archive open_archive(const std::filesystem::path& path, int flags, zip_error_t& error) {
+  zip_source_t* source = zip_source_file_create(path.c_str(), 0, -1, &error);
+  if (source == nullptr) return nullptr;
+  zip_t* archive = zip_open_from_source(source, ZIP_RDONLY | flags, &error);
+  if (archive == nullptr) zip_source_free(source);
+  return Archive(archive);
 }
 
-/// Replaces the saturated (0xffffffff) fields of `entry` with those of its ZIP64 extra field.
-void apply_zip64_extra(const std::uint8_t* extra, std::size_t extra_size, bool offset_in_extra,
-                       ZipEntry& entry, const std::string& where) {
-  std::size_t pos = 0;
-  while (extra_size - pos >= 4) {
-    const std::uint16_t id = get_u16(extra + pos);
-    const std::uint16_t length = get_u16(extra + pos + 2);
-    const std::size_t body = pos + 4;
-    if (length > extra_size - body) {
-      throw InputError(
-          fmt::format("{}: corrupt zip archive: extra field overruns its record", where));
-    }
-    if (id == kZip64ExtraId) {
-      // Only the fields saturated in the fixed record are present, in this order.
-      std::size_t field = body;
-      auto next = [&](std::uint64_t& value) {
-        if (body + length - field < 8) {
-          throw InputError(
-              fmt::format("{}: corrupt zip archive: ZIP64 extra field too short", where));
-        }
-        value = get_u64(extra + field);
-        field += 8;
-      };
-      if (entry.uncompressed_size == kZip32Max) next(entry.uncompressed_size);
-      if (entry.compressed_size == kZip32Max) next(entry.compressed_size);
-      if (offset_in_extra) next(entry.local_header_offset);
-      return;
-    }
-    pos = body + length;
+/// The InputError for a central directory that libzip refused.
+[[noreturn]] void throw_open_error(const std::string& where, zip_error_t& error) {
+  switch (zip_error_code_zip(&error)) {
+    case ZIP_ER_NOZIP:  // no end record, or the central directory it leads to does not parse
+      throw InputError(fmt::format(
+          "{}: truncated or corrupt zip archive: no end-of-central-directory record found, or a "
+          "bad central directory signature",
+          where));
+    case ZIP_ER_INCONS:
+      throw InputError(fmt::format(
+          "{}: corrupt zip archive: the end-of-central-directory record and the central "
+          "directory do not agree (the directory runs past its end record, holds another number "
+          "of entries, or a record overruns it)",
+          where));
+    case ZIP_ER_MULTIDISK:
+      throw InputError(fmt::format("{}: multi-disk (split) zip archives are not supported", where));
+    case ZIP_ER_OPEN:
+    case ZIP_ER_READ:
+    case ZIP_ER_SEEK:
+    case ZIP_ER_TELL:
+      throw InputError(fmt::format("{}: cannot read: {}", where, libzip_text(&error)));
+    default:
+      throw InputError(fmt::format("{}: corrupt zip archive: {}", where, libzip_text(&error)));
   }
 }
 
-std::vector<ZipEntry> read_central_directory(ByteSource& file, const CentralDirectory& directory,
-                                             const std::string& where) {
-  // find_central_directory checked the directory lies inside the file.
-  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(directory.size));
-  file.read(directory.offset, bytes.data(), directory.size);
-  std::vector<ZipEntry> entries;
-  entries.reserve(static_cast<std::size_t>(directory.entries));
-  std::size_t pos = 0;
-  for (std::uint64_t i = 0; i < directory.entries; ++i) {
-    const std::uint8_t* record = bytes.data() + pos;
-    if (!in_bounds(pos, kCentralHeaderSize, bytes.size()) ||
-        get_u32(record) != kCentralHeaderSignature) {
-      throw InputError(fmt::format(
-          "{}: corrupt zip archive: bad central directory signature at offset {} (entry {} of {})",
-          where, directory.offset + pos, i + 1, directory.entries));
-    }
-    const std::size_t name_size = get_u16(record + 28);
-    const std::size_t extra_size = get_u16(record + 30);
-    const std::size_t comment_size = get_u16(record + 32);
-    const std::size_t record_size = kCentralHeaderSize + name_size + extra_size + comment_size;
-    if (!in_bounds(pos, record_size, bytes.size())) {
-      throw InputError(fmt::format(
-          "{}: corrupt zip archive: central directory record at offset {} (entry {} of {}) runs "
-          "past the end of the central directory",
-          where, directory.offset + pos, i + 1, directory.entries));
-    }
-    ZipEntry entry;
-    entry.flags = get_u16(record + 8);
-    entry.method = get_u16(record + 10);
-    entry.crc = get_u32(record + 16);
-    entry.compressed_size = get_u32(record + 20);
-    entry.uncompressed_size = get_u32(record + 24);
-    entry.local_header_offset = get_u32(record + 42);
-    entry.name.assign(reinterpret_cast<const char*>(record + kCentralHeaderSize), name_size);
-    apply_zip64_extra(record + kCentralHeaderSize + name_size, extra_size,
-                      entry.local_header_offset == kZip32Max, entry,
-                      fmt::format("{}: entry '{}'", where, printable(entry.name, 200)));
-    entries.push_back(std::move(entry));
-    pos += record_size;
-  }
-  return entries;
-}
-
-std::string method_name(std::uint16_t method) {
+std::string method_name(std::int32_t method) {
   switch (method) {
     case 1:
       return " (shrink)";
@@ -1011,176 +794,170 @@ std::string method_name(std::uint16_t method) {
   }
 }
 
-/// The inflated bytes of a deflated entry, produced in order as they are read, so that the
-/// array data are inflated straight into the tensor. Reads must be sequential from offset 0.
-class InflateSource final : public ByteSource {
- public:
-  InflateSource(ByteSource& file, std::uint64_t offset, std::uint64_t compressed_size,
-                std::uint64_t size, std::string where)
-      : file_(file),
-        input_offset_(offset),
-        input_left_(compressed_size),
-        size_(size),
-        where_(std::move(where)) {
-    if (inflateInit2(&stream_, -MAX_WBITS) != Z_OK) {
-      throw InputError(fmt::format("{}: cannot initialise zlib", where_));
-    }
+/// Throws unless the directory record of an entry describes data this reader can take.
+///
+/// Checked before libzip reads anything: it would try methods it knows (bzip2, xz) and trust sizes
+/// that only reading the whole entry would refute.
+void check_entry(const zip_stat_t& stat, std::uint64_t file_size, const std::string& where) {
+  if (stat.encryption_method != ZIP_EM_NONE) {
+    throw InputError(fmt::format("{} is encrypted; encrypted archives are not supported", where));
   }
-  InflateSource(const InflateSource&) = delete;
-  InflateSource& operator=(const InflateSource&) = delete;
-  ~InflateSource() override { inflateEnd(&stream_); }
+  if (stat.comp_method != ZIP_CM_STORE && stat.comp_method != ZIP_CM_DEFLATE) {
+    throw InputError(fmt::format(
+        "{} uses compression method {}{}; only 0 (stored) and 8 (deflate) are supported", where,
+        stat.comp_method, method_name(stat.comp_method)));
+  }
+  if (stat.comp_size > file_size) {
+    throw InputError(fmt::format(
+        "{}: truncated or corrupt zip archive: its data ({} bytes) run past the end of the file "
+        "({} bytes)",
+        where, stat.comp_size, file_size));
+  }
+  if (stat.comp_method == ZIP_CM_STORE && stat.comp_size != stat.size) {
+    throw InputError(fmt::format(
+        "{}: corrupt entry: stored with {} bytes but states an uncompressed size of {}", where,
+        stat.comp_size, stat.size));
+  }
+  // DEFLATE cannot expand more than about 1032:1; a larger claim would only waste memory.
+  if (stat.comp_method == ZIP_CM_DEFLATE && stat.size / 1032 > stat.comp_size + 1) {
+    throw InputError(
+        fmt::format("{}: corrupt entry: {} compressed bytes cannot inflate to the {} bytes stated",
+                    where, stat.comp_size, stat.size));
+  }
+}
 
-  [[nodiscard]] std::uint64_t size() const override { return size_; }
+/// The bytes of one archive entry, stored or inflated by libzip, read in order; libzip checks the
+/// CRC-32 when the last byte has been read (finish()).
+class EntryReader final : public ByteReader {
+ public:
+  EntryReader(zip_t* archive, std::uint64_t index, const zip_stat_t& stat, std::string where)
+      : size_(stat.size), crc_(stat.crc), where_(std::move(where)) {
+    file_ = zip_fopen_index(archive, index, 0);
+    if (file_ == nullptr) fail(zip_get_error(archive));
+  }
+  EntryReader(const EntryReader&) = delete;
+  EntryReader& operator=(const EntryReader&) = delete;
+  ~EntryReader() override { zip_fclose(file_); }
 
-  void read([[maybe_unused]] std::uint64_t offset, void* destination,
-            std::uint64_t count) override {
-    assert(offset == produced_ && in_bounds(offset, count, size_));
+  void read(void* destination, std::uint64_t count) override {
+    assert(count <= size_ - position_);
     failed_ = true;  // until this read completes
     auto* out = static_cast<std::uint8_t*>(destination);
-    std::uint64_t left = count;
-    while (left > 0) {
-      if (ended_) {
+    while (count > 0) {
+      const zip_int64_t got = zip_fread(file_, out, count);
+      if (got < 0) fail(zip_file_get_error(file_));
+      if (got == 0) {
         throw InputError(fmt::format(
             "{}: corrupt entry: inflates to {} bytes, but its directory record states {}", where_,
-            produced_ + (count - left), size_));
+            position_, size_));
       }
-      const auto chunk = static_cast<uInt>(std::min<std::uint64_t>(left, kChunk));
-      stream_.next_out = out;
-      stream_.avail_out = chunk;
-      while (stream_.avail_out > 0 && !ended_) step();
-      const std::uint64_t done = chunk - stream_.avail_out;
-      out += done;
-      left -= done;
+      out += got;
+      count -= static_cast<std::uint64_t>(got);
+      position_ += static_cast<std::uint64_t>(got);
     }
-    crc_ = crc32_update(crc_, destination, count);
-    produced_ += count;
     failed_ = false;
   }
 
-  /// True when a read threw: the stream is unusable and its error already reported.
+  /// True when a read threw: the entry is unusable and its error already reported.
   [[nodiscard]] bool failed() const { return failed_; }
 
-  /// Inflates what the reader left, then checks the stream ends at size() with this CRC-32.
-  void finish(std::uint32_t expected_crc) {
+  /// Reads what the reader left, then checks that the entry ends at its stated size; libzip
+  /// checks the CRC-32 on reaching the end.
+  void finish() {
     std::vector<std::uint8_t> scratch(
-        static_cast<std::size_t>(std::min(size_ - produced_, kPiece)));
-    while (produced_ < size_) read(produced_, scratch.data(), std::min(size_ - produced_, kPiece));
-    if (!ended_) {
-      std::uint8_t spare = 0;
-      stream_.next_out = &spare;
-      stream_.avail_out = 1;
-      while (stream_.avail_out > 0 && !ended_) step();
-      if (stream_.avail_out == 0) {
-        throw InputError(fmt::format(
-            "{}: corrupt entry: inflates to more than the {} bytes its directory record states",
-            where_, size_));
-      }
+        static_cast<std::size_t>(std::min<std::uint64_t>(size_ - position_, kPiece)));
+    while (position_ < size_) read(scratch.data(), std::min(size_ - position_, kPiece));
+    std::uint8_t spare = 0;
+    const zip_int64_t got = zip_fread(file_, &spare, 1);
+    if (got < 0) fail(zip_file_get_error(file_));
+    if (got > 0) {
+      throw InputError(fmt::format(
+          "{}: corrupt entry: inflates to more than the {} bytes its directory record states",
+          where_, size_));
     }
-    if (crc_ != expected_crc) throw_crc_mismatch(CrcCheck{expected_crc, where_}, crc_);
   }
 
  private:
-  static constexpr std::uint64_t kChunk = 1u << 30;  // avail_in/avail_out are 32-bit
-  static constexpr std::uint64_t kPiece = 1u << 20;  // compressed bytes read at a time
+  static constexpr std::uint64_t kPiece = 1u << 20;
 
-  // One inflate call; each either makes progress or throws, so callers' loops end.
-  void step() {
-    if (stream_.avail_in == 0 && input_left_ > 0) {
-      const std::uint64_t n = std::min(input_left_, kPiece);
-      input_.resize(static_cast<std::size_t>(n));
-      file_.read(input_offset_, input_.data(), n);
-      input_offset_ += n;
-      input_left_ -= n;
-      stream_.next_in = input_.data();
-      stream_.avail_in = static_cast<uInt>(n);
-    }
-    const int status = inflate(&stream_, Z_NO_FLUSH);
-    if (status == Z_STREAM_END) {
-      ended_ = true;
-    } else if (status == Z_BUF_ERROR && stream_.avail_in == 0 && input_left_ == 0) {
-      throw InputError(fmt::format(
-          "{}: truncated or corrupt entry: the compressed data end before the deflate stream does",
-          where_));
-    } else if (status != Z_OK) {
-      throw InputError(fmt::format("{}: corrupt entry: deflate data error: {}", where_,
-                                   stream_.msg != nullptr ? stream_.msg : "unknown zlib error"));
+  [[noreturn]] void fail(zip_error_t* error) const {
+    switch (zip_error_code_zip(error)) {
+      case ZIP_ER_CRC:  // raised when the data end: early, if the stream ends before its size
+        if (position_ < size_) {
+          throw InputError(fmt::format(
+              "{}: corrupt entry: inflates to {} bytes, but its directory record states {}",
+              where_, position_, size_));
+        }
+        throw InputError(fmt::format(
+            "{}: corrupt entry: CRC-32 mismatch (directory states {:08x}, the data differ)",
+            where_, crc_));
+      case ZIP_ER_EOF:
+        throw InputError(fmt::format(
+            "{}: truncated or corrupt zip archive: its data run past the end of the file", where_));
+      case ZIP_ER_ZLIB:
+      case ZIP_ER_COMPRESSED_DATA:
+        throw InputError(
+            fmt::format("{}: corrupt entry: deflate data error: {}", where_, libzip_text(error)));
+      case ZIP_ER_READ:
+      case ZIP_ER_SEEK:
+      case ZIP_ER_TELL:
+        throw InputError(fmt::format("{}: cannot read: {}", where_, libzip_text(error)));
+      default:
+        throw InputError(fmt::format("{}: corrupt entry: {}", where_, libzip_text(error)));
     }
   }
 
-  ByteSource& file_;
-  std::uint64_t input_offset_;
-  std::uint64_t input_left_;
+  zip_file_t* file_ = nullptr;
   std::uint64_t size_;
+  std::uint32_t crc_;
   std::string where_;
-  z_stream stream_{};
-  std::vector<std::uint8_t> input_;
-  std::uint64_t produced_ = 0;
-  std::uint32_t crc_ = 0;
-  bool ended_ = false;
+  std::uint64_t position_ = 0;
   bool failed_ = false;
 };
 
-/// The array in one archive entry, after checking its local header, size, method and CRC-32.
-torch::Tensor read_entry(ByteSource& file, const ZipEntry& entry, const std::string& archive,
-                         const std::string& array_name) {
-  const std::string where = fmt::format("{}: entry '{}'", archive, printable(entry.name, 200));
+/// The array in entry `index`, after checking its method, sizes, length and CRC-32.
+NamedArray read_entry(zip_t* archive, std::uint64_t index, std::uint64_t file_size,
+                      const std::string& archive_name) {
+  zip_stat_t stat;
+  zip_stat_init(&stat);
+  if (zip_stat_index(archive, index, ZIP_FL_ENC_RAW, &stat) != 0) {
+    throw InputError(fmt::format("{}: corrupt zip archive: entry {}: {}", archive_name, index + 1,
+                                 zip_strerror(archive)));
+  }
+  // Names are taken as stored (NumPy writes UTF-8), without libzip's CP437 guess.
+  std::string name = stat.name != nullptr ? stat.name : "";
+  const std::string where = fmt::format("{}: entry '{}'", archive_name, printable(name, 200));
+  check_entry(stat, file_size, where);
+  constexpr std::string_view kSuffix = ".npy";
+  if (name.size() >= kSuffix.size() &&
+      name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0) {
+    name.resize(name.size() - kSuffix.size());
+  }
   const std::string array_where =
-      fmt::format("{}: array '{}'", archive, printable(array_name, 200));
-  if ((entry.flags & kFlagEncrypted) != 0) {
-    throw InputError(fmt::format("{} is encrypted; encrypted archives are not supported", where));
-  }
-  if (entry.method != kMethodStored && entry.method != kMethodDeflate) {
-    throw InputError(fmt::format(
-        "{} uses compression method {}{}; only 0 (stored) and 8 (deflate) are supported", where,
-        entry.method, method_name(entry.method)));
-  }
-  const std::uint64_t local = entry.local_header_offset;
-  std::uint8_t header[kLocalHeaderSize] = {};
-  const bool header_in_file = in_bounds(local, kLocalHeaderSize, file.size());
-  if (header_in_file) file.read(local, header, kLocalHeaderSize);
-  if (!header_in_file || get_u32(header) != kLocalHeaderSignature) {
-    throw InputError(
-        fmt::format("{}: truncated or corrupt zip archive: bad local header signature at offset {}",
-                    where, local));
-  }
-  // The local sizes may be 0xffffffff placeholders (NumPy writes ZIP64 entries); the central
-  // directory's are authoritative, so only the name and extra lengths are taken from here.
-  const std::uint64_t data_offset =
-      local + kLocalHeaderSize + get_u16(header + 26) + get_u16(header + 28);
-  if (!in_bounds(data_offset, entry.compressed_size, file.size())) {
-    throw InputError(fmt::format(
-        "{}: truncated or corrupt zip archive: its data ({} bytes at offset {}) run past the end "
-        "of the file ({} bytes)",
-        where, entry.compressed_size, data_offset, file.size()));
-  }
+      fmt::format("{}: array '{}'", archive_name, printable(name, 200));
 
-  if (entry.method == kMethodStored) {
-    if (entry.compressed_size != entry.uncompressed_size) {
-      throw InputError(fmt::format(
-          "{}: corrupt entry: stored with {} bytes but states an uncompressed size of {}", where,
-          entry.compressed_size, entry.uncompressed_size));
-    }
-    return read_npy(file, data_offset, entry.compressed_size, array_where,
-                    CrcCheck{entry.crc, where});
-  }
-
-  // DEFLATE cannot expand more than about 1032:1; a larger claim would only waste memory.
-  if (entry.uncompressed_size / 1032 > entry.compressed_size + 1) {
-    throw InputError(
-        fmt::format("{}: corrupt entry: {} compressed bytes cannot inflate to the {} bytes stated",
-                    where, entry.compressed_size, entry.uncompressed_size));
-  }
-  InflateSource inflated(file, data_offset, entry.compressed_size, entry.uncompressed_size, where);
+  EntryReader entry(archive, index, stat, where);
   torch::Tensor array;
   try {
-    array = read_npy(inflated, 0, entry.uncompressed_size, array_where, std::nullopt);
+    array = read_npy(entry, stat.size, array_where);
   } catch (const InputError&) {
-    // A header that does not parse is most likely damage: report that if the stream shows it.
-    if (!inflated.failed()) inflated.finish(entry.crc);
+    // A header that does not parse is most likely damage: report that if the entry shows it.
+    if (!entry.failed()) entry.finish();
     throw;
   }
-  inflated.finish(entry.crc);
-  return array;
+  entry.finish();
+  return {std::move(name), std::move(array)};
+}
+
+std::vector<NamedArray> read_entries(zip_t* archive, std::uint64_t file_size,
+                                     const std::string& where) {
+  const zip_int64_t count = zip_get_num_entries(archive, 0);
+  std::vector<NamedArray> arrays;
+  arrays.reserve(static_cast<std::size_t>(std::max<zip_int64_t>(count, 0)));
+  for (zip_int64_t i = 0; i < count; ++i) {
+    arrays.push_back(read_entry(archive, static_cast<std::uint64_t>(i), file_size, where));
+  }
+  return arrays;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1311,166 +1088,110 @@ class OutputFile {
   std::uint64_t offset_ = 0;
 };
 
-// Beyond 2 GiB, use ZIP64 fields: some readers treat the 32-bit ones as signed.
-constexpr std::uint64_t kZip32Limit = 0x7fffffff;
-constexpr std::uint16_t kVersionMadeBy = (3 << 8) | 45;  // Unix, zip 4.5
-constexpr std::uint16_t kVersionNeeded = 20;
-constexpr std::uint16_t kVersionNeededZip64 = 45;
 constexpr std::uint16_t kDosDate1980 = (0 << 9) | (1 << 5) | 1;  // fixed: reproducible files
 constexpr std::uint32_t kUnixFileMode = 0100644u << 16;
 
-/// Writes a stored (uncompressed) zip archive entry by entry.
-class ZipWriter {
- public:
-  explicit ZipWriter(const std::filesystem::path& path) : file_(path) {}
-
-  void add(const std::string& name, const NpyBlob& blob) {
-    Entry entry;
-    entry.name = name;
-    entry.size = blob.header.size() + blob.nbytes;
-    entry.offset = file_.offset();
-    entry.crc = crc32_update(crc32_update(0, blob.header.data(), blob.header.size()),
-                             blob.nbytes > 0 ? blob.data.data_ptr() : nullptr, blob.nbytes);
-    entry.utf8 = std::any_of(name.begin(), name.end(),
-                             [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
-    const bool zip64 = entry.size > kZip32Limit;
-
-    std::string local;
-    put_u32(local, kLocalHeaderSignature);
-    put_u16(local, zip64 ? kVersionNeededZip64 : kVersionNeeded);
-    put_u16(local, entry.utf8 ? kFlagUtf8 : 0);
-    put_u16(local, kMethodStored);
-    put_u16(local, 0);  // time 00:00:00
-    put_u16(local, kDosDate1980);
-    put_u32(local, entry.crc);
-    put_u32(local, zip64 ? kZip32Max : static_cast<std::uint32_t>(entry.size));
-    put_u32(local, zip64 ? kZip32Max : static_cast<std::uint32_t>(entry.size));
-    put_u16(local, static_cast<std::uint16_t>(name.size()));
-    put_u16(local, zip64 ? 20 : 0);
-    local += name;
-    if (zip64) {
-      put_u16(local, kZip64ExtraId);
-      put_u16(local, 16);
-      put_u64(local, entry.size);
-      put_u64(local, entry.size);
-    }
-    file_.write(local);
-    file_.write(blob.header);
-    if (blob.nbytes > 0) file_.write(blob.data.data_ptr(), blob.nbytes);
-    entries_.push_back(std::move(entry));
+/// Writes `bytes` to `path` through a temporary file beside it, renamed over it when complete.
+void write_file_atomically(const std::filesystem::path& path, std::string_view bytes) {
+  std::random_device random;
+  std::filesystem::path temporary = path;
+  temporary += fmt::format(".{:08x}{:08x}.tmp", random(), random());
+  errno = 0;
+  std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    throw InputError(
+        fmt::format("{}: cannot open for writing: {}", path.string(), errno_text(errno)));
   }
-
-  void finish() {
-    const std::uint64_t directory_offset = file_.offset();
-    for (const Entry& entry : entries_) {
-      const bool big_size = entry.size > kZip32Limit;
-      const bool big_offset = entry.offset > kZip32Limit;
-      std::string extra;
-      if (big_size || big_offset) {
-        put_u16(extra, kZip64ExtraId);
-        put_u16(extra, static_cast<std::uint16_t>((big_size ? 16 : 0) + (big_offset ? 8 : 0)));
-        if (big_size) {
-          put_u64(extra, entry.size);
-          put_u64(extra, entry.size);
-        }
-        if (big_offset) put_u64(extra, entry.offset);
-      }
-      std::string record;
-      put_u32(record, kCentralHeaderSignature);
-      put_u16(record, kVersionMadeBy);
-      put_u16(record, extra.empty() ? kVersionNeeded : kVersionNeededZip64);
-      put_u16(record, entry.utf8 ? kFlagUtf8 : 0);
-      put_u16(record, kMethodStored);
-      put_u16(record, 0);
-      put_u16(record, kDosDate1980);
-      put_u32(record, entry.crc);
-      put_u32(record, big_size ? kZip32Max : static_cast<std::uint32_t>(entry.size));
-      put_u32(record, big_size ? kZip32Max : static_cast<std::uint32_t>(entry.size));
-      put_u16(record, static_cast<std::uint16_t>(entry.name.size()));
-      put_u16(record, static_cast<std::uint16_t>(extra.size()));
-      put_u16(record, 0);  // comment length
-      put_u16(record, 0);  // disk number
-      put_u16(record, 0);  // internal attributes
-      put_u32(record, kUnixFileMode);
-      put_u32(record, big_offset ? kZip32Max : static_cast<std::uint32_t>(entry.offset));
-      record += entry.name;
-      record += extra;
-      file_.write(record);
-    }
-    const std::uint64_t directory_end = file_.offset();
-    const std::uint64_t directory_size = directory_end - directory_offset;
-    const std::uint64_t count = entries_.size();
-    const bool zip64 =
-        count >= 0xffff || directory_offset > kZip32Limit || directory_size > kZip32Limit;
-
-    std::string tail;
-    if (zip64) {
-      put_u32(tail, kZip64EndSignature);
-      put_u64(tail, kZip64EndSize - 12);  // size of the rest of this record
-      put_u16(tail, kVersionMadeBy);
-      put_u16(tail, kVersionNeededZip64);
-      put_u32(tail, 0);  // this disk
-      put_u32(tail, 0);  // disk with the central directory
-      put_u64(tail, count);
-      put_u64(tail, count);
-      put_u64(tail, directory_size);
-      put_u64(tail, directory_offset);
-      put_u32(tail, kZip64LocatorSignature);
-      put_u32(tail, 0);  // disk with the ZIP64 end record
-      put_u64(tail, directory_end);
-      put_u32(tail, 1);  // total disks
-    }
-    put_u32(tail, kEndSignature);
-    put_u16(tail, 0);
-    put_u16(tail, 0);
-    put_u16(tail, zip64 ? 0xffff : static_cast<std::uint16_t>(count));
-    put_u16(tail, zip64 ? 0xffff : static_cast<std::uint16_t>(count));
-    put_u32(tail, zip64 ? kZip32Max : static_cast<std::uint32_t>(directory_size));
-    put_u32(tail, zip64 ? kZip32Max : static_cast<std::uint32_t>(directory_offset));
-    put_u16(tail, 0);  // comment length
-    file_.write(tail);
-    file_.close();
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  std::string failure = !out ? errno_text(errno) : "";
+  std::error_code ec;
+  if (out) std::filesystem::rename(temporary, path, ec);
+  if (ec) failure = ec.message();
+  if (!failure.empty()) {
+    std::filesystem::remove(temporary, ec);
+    throw InputError(fmt::format("{}: write failed: {}", path.string(), failure));
   }
+}
 
- private:
-  struct Entry {
-    std::string name;
-    std::uint64_t size = 0;
-    std::uint64_t offset = 0;
-    std::uint32_t crc = 0;
-    bool utf8 = false;
-  };
+/// Adds one stored entry whose bytes are the blob's header and data, read by libzip at close.
+void add_entry(zip_t* archive, const std::string& name, const NpyBlob& blob,
+               const std::string& where) {
+  zip_buffer_fragment_t fragments[2] = {
+      {reinterpret_cast<zip_uint8_t*>(const_cast<char*>(blob.header.data())), blob.header.size()},
+      {blob.nbytes > 0 ? static_cast<zip_uint8_t*>(blob.data.data_ptr()) : nullptr, blob.nbytes}};
+  zip_source_t* source = zip_source_buffer_fragment(archive, fragments, blob.nbytes > 0 ? 2 : 1, 0);
+  if (source == nullptr) {
+    throw InputError(fmt::format("{}: cannot add the array: {}", where, zip_strerror(archive)));
+  }
+  const zip_int64_t index = zip_file_add(archive, name.c_str(), source, ZIP_FL_ENC_UTF_8);
+  if (index < 0) {
+    zip_source_free(source);
+    if (zip_error_code_zip(zip_get_error(archive)) == ZIP_ER_INVAL) {
+      throw InputError(fmt::format("{}: the name is not valid UTF-8", where));
+    }
+    throw InputError(fmt::format("{}: cannot add the array: {}", where, zip_strerror(archive)));
+  }
+  const auto entry = static_cast<zip_uint64_t>(index);
+  if (zip_set_file_compression(archive, entry, ZIP_CM_STORE, 0) != 0 ||
+      zip_file_set_dostime(archive, entry, 0, kDosDate1980, 0) != 0 ||
+      zip_file_set_external_attributes(archive, entry, 0, ZIP_OPSYS_UNIX, kUnixFileMode) != 0) {
+    throw InputError(fmt::format("{}: cannot add the array: {}", where, zip_strerror(archive)));
+  }
+}
 
-  OutputFile file_;
-  std::vector<Entry> entries_;
-};
+/// Writes the archive: libzip writes a temporary file beside `path` and renames it when complete.
+void close_archive(Archive archive, const std::string& where) {
+  if (zip_close(archive.get()) == 0) {
+    (void)archive.release();  // zip_close freed it
+    return;
+  }
+  zip_error_t* error = zip_get_error(archive.get());
+  switch (zip_error_code_zip(error)) {
+    case ZIP_ER_TMPOPEN:
+    case ZIP_ER_OPEN:
+      throw InputError(fmt::format("{}: cannot open for writing: {}", where, libzip_text(error)));
+    default:
+      throw InputError(fmt::format("{}: write failed: {}", where, libzip_text(error)));
+  }
+}
 
 }  // namespace
 
 torch::Tensor load_npy(const std::filesystem::path& path) {
-  FileSource file(path);
-  return read_npy(file, 0, file.size(), path.string(), std::nullopt);
+  FileReader file(path);
+  return read_npy(file, file.size(), path.string());
 }
 
 std::vector<NamedArray> load_npz(const std::filesystem::path& path) {
   const std::string where = path.string();
-  FileSource file(path);
-  check_zip_magic(file, where);
-  const CentralDirectory directory = find_central_directory(file, where);
-  const std::vector<ZipEntry> entries = read_central_directory(file, directory, where);
-  std::vector<NamedArray> arrays;
-  arrays.reserve(entries.size());
-  constexpr std::string_view kSuffix = ".npy";
-  for (const ZipEntry& entry : entries) {
-    std::string name = entry.name;
-    if (name.size() >= kSuffix.size() &&
-        name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0) {
-      name.resize(name.size() - kSuffix.size());
-    }
-    torch::Tensor array = read_entry(file, entry, where, name);
-    arrays.emplace_back(std::move(name), std::move(array));
+  std::uint64_t file_size = 0;
+  {
+    FileReader file(path);
+    file_size = file.size();
+    std::uint8_t start[sizeof kNpyMagic] = {};
+    const std::uint64_t count = std::min<std::uint64_t>(file_size, sizeof start);
+    file.read(start, count);
+    check_zip_magic(start, count, where);
   }
-  return arrays;
+  zip_error_t error;
+  zip_error_init(&error);
+  std::unique_ptr<zip_error_t, void (*)(zip_error_t*)> error_guard(&error, zip_error_fini);
+  if (const Archive archive = open_archive(path, ZIP_CHECKCONS, error)) {
+    return read_entries(archive.get(), file_size, where);
+  }
+  // libzip's consistency check failed, or the directory is unreadable. Read the entries without
+  // the check, so that damage inside one is reported naming it.
+  const std::string strict_error = libzip_text(&error);
+  zip_error_fini(&error);
+  zip_error_init(&error);
+  const Archive archive = open_archive(path, 0, error);
+  if (!archive) throw_open_error(where, error);
+  (void)read_entries(archive.get(), file_size, where);
+  throw InputError(fmt::format(
+      "{}: corrupt zip archive: a bad local header signature, a local header that disagrees with "
+      "its central directory record, or stray bytes around the central directory (libzip: {})",
+      where, strict_error));
 }
 
 void save_npy(const std::filesystem::path& path, const torch::Tensor& array) {
@@ -1482,23 +1203,45 @@ void save_npy(const std::filesystem::path& path, const torch::Tensor& array) {
 }
 
 void save_npz(const std::filesystem::path& path, const std::vector<NamedArray>& arrays) {
+  const std::string where = path.string();
   // Check every array before creating the file, so a rejected array leaves nothing behind.
   std::vector<NpyBlob> blobs;
   blobs.reserve(arrays.size());
   std::unordered_set<std::string> names;
   for (const auto& [name, array] : arrays) {
-    const std::string where = fmt::format("{}: array '{}'", path.string(), printable(name, 200));
+    const std::string array_where = fmt::format("{}: array '{}'", where, printable(name, 200));
     if (!names.insert(name).second) {
-      throw InputError(fmt::format("{}: the name is used more than once", where));
+      throw InputError(fmt::format("{}: the name is used more than once", array_where));
     }
     if (name.size() + 4 > 0xffff) {
-      throw InputError(fmt::format("{}: the name is longer than 65531 bytes", where));
+      throw InputError(fmt::format("{}: the name is longer than 65531 bytes", array_where));
     }
-    blobs.push_back(prepare_npy(array, where));
+    if (name.find('\0') != std::string::npos) {
+      throw InputError(fmt::format("{}: the name holds a NUL byte", array_where));
+    }
+    blobs.push_back(prepare_npy(array, array_where));
   }
-  ZipWriter writer(path);
-  for (std::size_t i = 0; i < arrays.size(); ++i) writer.add(arrays[i].first + ".npy", blobs[i]);
-  writer.finish();
+  if (arrays.empty()) {
+    // libzip deletes an archive left without entries; NumPy's empty archive is its end record.
+    write_file_atomically(path, std::string_view("PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 22));
+    return;
+  }
+  zip_error_t error;
+  zip_error_init(&error);
+  std::unique_ptr<zip_error_t, void (*)(zip_error_t*)> error_guard(&error, zip_error_fini);
+  zip_source_t* file = zip_source_file_create(path.c_str(), 0, -1, &error);
+  zip_t* opened = file != nullptr ? zip_open_from_source(file, ZIP_CREATE | ZIP_TRUNCATE, &error)
+                                  : nullptr;
+  if (opened == nullptr) {
+    zip_source_free(file);
+    throw InputError(fmt::format("{}: cannot open for writing: {}", where, libzip_text(&error)));
+  }
+  Archive archive(opened);
+  for (std::size_t i = 0; i < arrays.size(); ++i) {
+    add_entry(archive.get(), arrays[i].first + ".npy", blobs[i],
+              fmt::format("{}: array '{}'", where, printable(arrays[i].first, 200)));
+  }
+  close_archive(std::move(archive), where);
 }
 
 }  // namespace neurobench
