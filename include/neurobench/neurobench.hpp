@@ -11,6 +11,8 @@
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/fwd.hpp>
+#include <neurobench/io/npy.hpp>
+#include <neurobench/io/npz.hpp>
 #include <neurobench/metrics/builtin.hpp>
 #include <neurobench/metrics/metric.hpp>
 #include <neurobench/metrics/timing.hpp>
