@@ -19,7 +19,7 @@
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/data/dataloader.hpp>
-#include <neurobench/datasets/idx.hpp>
+#include <neurobench/datasets/fashion_mnist.hpp>
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/io/npz.hpp>
