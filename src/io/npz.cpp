@@ -42,6 +42,19 @@ struct ArchiveDiscarder {
 };
 using Archive = std::unique_ptr<zip_t, ArchiveDiscarder>;
 
+/// A libzip error record, released when it goes out of scope.
+class ZipError {
+ public:
+  ZipError() { zip_error_init(&error_); }
+  ~ZipError() { zip_error_fini(&error_); }
+  ZipError(const ZipError&) = delete;
+  ZipError& operator=(const ZipError&) = delete;
+  [[nodiscard]] zip_error_t* get() { return &error_; }
+
+ private:
+  zip_error_t error_;
+};
+
 /// libzip's own words for an error, e.g. "Read error: No such file or directory".
 std::string libzip_text(zip_error_t* error) { return zip_error_strerror(error); }
 
@@ -62,17 +75,17 @@ void check_zip_magic(const std::uint8_t* start, std::uint64_t count, const std::
 
 /// Opens the archive read-only; with `flags` ZIP_CHECKCONS, libzip also checks every local header
 /// against the central directory. Returns null with `error` set when libzip refuses the file.
-Archive open_archive(const std::filesystem::path& path, int flags, zip_error_t& error) {
-  zip_source_t* source = zip_source_file_create(path.c_str(), 0, -1, &error);
+Archive open_archive(const std::filesystem::path& path, int flags, ZipError& error) {
+  zip_source_t* source = zip_source_file_create(path.c_str(), 0, -1, error.get());
   if (source == nullptr) return nullptr;
-  zip_t* archive = zip_open_from_source(source, ZIP_RDONLY | flags, &error);
+  zip_t* archive = zip_open_from_source(source, ZIP_RDONLY | flags, error.get());
   if (archive == nullptr) zip_source_free(source);
   return Archive(archive);
 }
 
 /// The InputError for a central directory that libzip refused.
-[[noreturn]] void throw_open_error(const std::string& where, zip_error_t& error) {
-  switch (zip_error_code_zip(&error)) {
+[[noreturn]] void throw_open_error(const std::string& where, ZipError& error) {
+  switch (zip_error_code_zip(error.get())) {
     case ZIP_ER_NOZIP:  // no end record, or the central directory it leads to does not parse
       throw InputError(fmt::format(
           "{}: truncated or corrupt zip archive: no end-of-central-directory record found, or a "
@@ -86,13 +99,15 @@ Archive open_archive(const std::filesystem::path& path, int flags, zip_error_t& 
           where));
     case ZIP_ER_MULTIDISK:
       throw InputError(fmt::format("{}: multi-disk (split) zip archives are not supported", where));
+    case ZIP_ER_MEMORY:
+      throw InputError(fmt::format("{}: out of memory reading the zip central directory", where));
     case ZIP_ER_OPEN:
     case ZIP_ER_READ:
     case ZIP_ER_SEEK:
     case ZIP_ER_TELL:
-      throw InputError(fmt::format("{}: cannot read: {}", where, libzip_text(&error)));
+      throw InputError(fmt::format("{}: cannot read: {}", where, libzip_text(error.get())));
     default:
-      throw InputError(fmt::format("{}: corrupt zip archive: {}", where, libzip_text(&error)));
+      throw InputError(fmt::format("{}: corrupt zip archive: {}", where, libzip_text(error.get())));
   }
 }
 
@@ -368,24 +383,20 @@ std::vector<NamedArray> load_npz(const std::filesystem::path& path) {
     file.read(start, count);
     check_zip_magic(start, count, where);
   }
-  zip_error_t error;
-  zip_error_init(&error);
-  std::unique_ptr<zip_error_t, void (*)(zip_error_t*)> error_guard(&error, zip_error_fini);
-  if (const Archive archive = open_archive(path, ZIP_CHECKCONS, error)) {
+  ZipError checked_error;
+  if (const Archive archive = open_archive(path, ZIP_CHECKCONS, checked_error)) {
     return read_entries(archive.get(), file_size, where);
   }
   // libzip's consistency check failed, or the directory is unreadable. Read the entries without
   // the check, so that damage inside one is reported naming it.
-  const std::string strict_error = libzip_text(&error);
-  zip_error_fini(&error);
-  zip_error_init(&error);
+  ZipError error;
   const Archive archive = open_archive(path, 0, error);
   if (!archive) throw_open_error(where, error);
   (void)read_entries(archive.get(), file_size, where);
   throw InputError(fmt::format(
       "{}: corrupt zip archive: a bad local header signature, a local header that disagrees with "
       "its central directory record, or stray bytes around the central directory (libzip: {})",
-      where, strict_error));
+      where, libzip_text(checked_error.get())));
 }
 
 void save_npz(const std::filesystem::path& path, const std::vector<NamedArray>& arrays) {
@@ -413,15 +424,15 @@ void save_npz(const std::filesystem::path& path, const std::vector<NamedArray>& 
                           std::string_view("PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 22));
     return;
   }
-  zip_error_t error;
-  zip_error_init(&error);
-  std::unique_ptr<zip_error_t, void (*)(zip_error_t*)> error_guard(&error, zip_error_fini);
-  zip_source_t* file = zip_source_file_create(path.c_str(), 0, -1, &error);
-  zip_t* opened =
-      file != nullptr ? zip_open_from_source(file, ZIP_CREATE | ZIP_TRUNCATE, &error) : nullptr;
+  ZipError error;
+  zip_source_t* file = zip_source_file_create(path.c_str(), 0, -1, error.get());
+  zip_t* opened = file != nullptr
+                      ? zip_open_from_source(file, ZIP_CREATE | ZIP_TRUNCATE, error.get())
+                      : nullptr;
   if (opened == nullptr) {
     zip_source_free(file);
-    throw InputError(fmt::format("{}: cannot open for writing: {}", where, libzip_text(&error)));
+    throw InputError(
+        fmt::format("{}: cannot open for writing: {}", where, libzip_text(error.get())));
   }
   Archive archive(opened);
   for (std::size_t i = 0; i < arrays.size(); ++i) {
