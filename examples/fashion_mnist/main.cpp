@@ -19,10 +19,10 @@
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/data/dataloader.hpp>
-#include <neurobench/data/npz.hpp>
-#include <neurobench/datasets/idx.hpp>
+#include <neurobench/datasets/fashion_mnist.hpp>
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
+#include <neurobench/io/npz.hpp>
 #include <neurobench/model/model.hpp>
 #include <neurobench/processors/processors.hpp>
 #include <neurobench/reporters/results.hpp>

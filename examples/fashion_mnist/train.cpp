@@ -17,7 +17,7 @@
 
 #include "common/report_errors.hpp"
 
-#include <neurobench/datasets/idx.hpp>
+#include <neurobench/datasets/fashion_mnist.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/model/model.hpp>
 #include <neurobench/processors/processors.hpp>

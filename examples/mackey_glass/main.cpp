@@ -24,10 +24,11 @@
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/data/dataloader.hpp>
-#include <neurobench/data/npz.hpp>
 #include <neurobench/datasets/mackey_glass.hpp>
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
+#include <neurobench/io/npy.hpp>
+#include <neurobench/io/npz.hpp>
 #include <neurobench/model/model.hpp>
 #include <neurobench/reporters/results.hpp>
 

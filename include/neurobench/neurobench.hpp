@@ -6,11 +6,15 @@
 #include <neurobench/data/dataloader.hpp>
 #include <neurobench/data/dataset.hpp>
 #include <neurobench/data/npz.hpp>
+#include <neurobench/datasets/fashion_mnist.hpp>
 #include <neurobench/datasets/idx.hpp>
 #include <neurobench/datasets/mackey_glass.hpp>
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/fwd.hpp>
+#include <neurobench/io/idx.hpp>
+#include <neurobench/io/npy.hpp>
+#include <neurobench/io/npz.hpp>
 #include <neurobench/json.hpp>
 #include <neurobench/metrics/builtin.hpp>
 #include <neurobench/metrics/description.hpp>

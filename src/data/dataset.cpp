@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include <neurobench/data/dataloader.hpp>
-#include <neurobench/data/npz.hpp>
 #include <neurobench/errors.hpp>
+#include <neurobench/io/npz.hpp>
 
 #include "util/text.hpp"
 

@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include <neurobench/data/npz.hpp>
 #include <neurobench/errors.hpp>
+#include <neurobench/io/npy.hpp>
 
 // The generator uses only +, -, * and / (no libm), so that IEEE-754 arithmetic fixes every bit
 // of the series; a fused multiply-add would change the last bits, and chaos amplifies them

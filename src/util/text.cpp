@@ -18,4 +18,15 @@ std::string numpy_shape_string(c10::IntArrayRef sizes) {
   return fmt::format("({})", fmt::join(sizes, ", "));
 }
 
+std::string printable(std::string_view text, std::size_t max_chars) {
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\n')) text.remove_suffix(1);
+  std::string out;
+  for (const char c : text.substr(0, max_chars)) {
+    const auto u = static_cast<unsigned char>(c);
+    out += (u >= 0x20 && u < 0x7f) ? c : '?';
+  }
+  if (text.size() > max_chars) out += "...";
+  return out;
+}
+
 }  // namespace neurobench::detail

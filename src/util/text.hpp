@@ -3,8 +3,10 @@
 
 // Text helpers shared by the library's messages. Private to the library (src/).
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <c10/util/ArrayRef.h>
@@ -21,5 +23,9 @@ namespace neurobench::detail {
 [[nodiscard]] std::string shape_string(const at::Tensor& t);
 /// A shape as NumPy prints it, for messages about files written by NumPy: `(2, 3)`, `(5,)`.
 [[nodiscard]] std::string numpy_shape_string(c10::IntArrayRef sizes);
+/// Untrusted bytes (a file's header text, an archive entry's name) made fit for a message: bytes
+/// outside printable ASCII become `?`, trailing spaces and newlines go, and text longer than
+/// `max_chars` is cut and ends in `...`.
+[[nodiscard]] std::string printable(std::string_view text, std::size_t max_chars = 160);
 
 }  // namespace neurobench::detail

@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include <neurobench/data/dataset.hpp>
-#include <neurobench/data/npz.hpp>
+#include <neurobench/io/npz.hpp>
 #include <neurobench/model/model.hpp>
 
 #include "support.hpp"

@@ -6,8 +6,8 @@
 
 #include <catch2/catch.hpp>
 
-#include <neurobench/data/npz.hpp>
 #include <neurobench/errors.hpp>
+#include <neurobench/io/npy.hpp>
 
 #include "support.hpp"
 

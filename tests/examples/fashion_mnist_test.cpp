@@ -14,7 +14,7 @@
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/data/dataloader.hpp>
-#include <neurobench/datasets/idx.hpp>
+#include <neurobench/datasets/fashion_mnist.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/model/model.hpp>
 #include <neurobench/processors/processors.hpp>

@@ -1,63 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <filesystem>
+// The IDX format lives in <neurobench/io/idx.hpp> (neurobench::load_idx) and the Fashion-MNIST
+// data set in <neurobench/datasets/fashion_mnist.hpp>. This header, their former home, is kept so
+// that code including it still compiles, with load_idx still reachable as
+// neurobench::datasets::load_idx; new code includes those two.
 
-#include <torch/script.h>
-
-#include <neurobench/data/dataset.hpp>
+#include <neurobench/datasets/fashion_mnist.hpp>
+#include <neurobench/io/idx.hpp>
 
 namespace neurobench::datasets {
 
-/// Reads an IDX file (the format of MNIST and Fashion-MNIST) into a new CPU tensor.
-///
-/// The file is a 4-byte magic number `00 00 <dtype> <ndims>`, then `ndims` big-endian 32-bit
-/// dimension sizes, then the elements in C order, big-endian. Dtypes: `0x08` unsigned byte
-/// (uint8), `0x09` signed byte (int8), `0x0B` short (int16), `0x0C` int (int32), `0x0D` float
-/// (float32), `0x0E` double (float64). The tensor has the file's dimensions and dtype; a
-/// dimension of size zero gives an empty tensor of that shape.
-///
-/// The file may be plain or gzip-compressed (`.gz`, recognised by its content, not its name).
-///
-/// Throws InputError naming the file when it is missing or unreadable, when the gzip stream is
-/// corrupt or truncated, when the magic number is wrong (non-zero first bytes, an unknown
-/// dtype, no dimensions), or when the file holds fewer or more bytes than its header promises.
-///
-/// ```cpp
-/// torch::Tensor labels = neurobench::datasets::load_idx("t10k-labels-idx1-ubyte.gz");
-/// // (10000) uint8
-/// ```
-[[nodiscard]] torch::Tensor load_idx(const std::filesystem::path& path);
-
-/// Where Debian's `dataset-fashion-mnist` package installs Fashion-MNIST.
-inline constexpr const char* kFashionMnistFolder = "/usr/share/datasets/fashion-mnist";
-
-/// A part of Fashion-MNIST.
-enum class FashionMnistSplit {
-  Train,  ///< 60,000 images: `train-images-idx3-ubyte`, `train-labels-idx1-ubyte`.
-  Test,   ///< 10,000 images: `t10k-images-idx3-ubyte`, `t10k-labels-idx1-ubyte`.
-};
-
-/// The Fashion-MNIST split `split` from `folder`, which holds the standard IDX files, plain or
-/// with a `.gz` suffix (the plain file is used when both exist).
-///
-/// Data: the images as float32 in [0, 1] (byte / 255), shape `(N, 1, 28, 28)`; targets: the
-/// labels 0..9 as int64, shape `(N)`. For convolutional networks the `1` is the channel; for a
-/// NeuroBench step-wise model it reads as one timestep.
-///
-/// Throws InputError naming the file when one is missing (saying which Debian package provides
-/// it), is not a valid IDX file (see load_idx), is not unsigned bytes of the expected shape
-/// (`(N, 28, 28)` images, `(N)` labels), holds a label above 9, or when images and labels
-/// differ in number.
-///
-/// ```cpp
-/// auto test = std::make_shared<neurobench::TensorDataset>(
-///     neurobench::datasets::fashion_mnist(neurobench::datasets::FashionMnistSplit::Test));
-/// ```
-[[nodiscard]] TensorDataset fashion_mnist(const std::filesystem::path& folder,
-                                          FashionMnistSplit split);
-
-/// The Fashion-MNIST split `split` from kFashionMnistFolder; see the overload above.
-[[nodiscard]] TensorDataset fashion_mnist(FashionMnistSplit split);
+using neurobench::load_idx;
 
 }  // namespace neurobench::datasets

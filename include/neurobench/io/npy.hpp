@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <filesystem>
+
+#include <torch/script.h>
+
+namespace neurobench {
+
+/// Reads one array from a NumPy `.npy` file into a new CPU tensor.
+///
+/// Accepts format versions 1.0, 2.0 and 3.0 with dtypes float16, float32, float64, int8, int16,
+/// int32, int64, uint8 and bool in any byte order (big-endian data are byte-swapped). The result
+/// is always C-contiguous: a Fortran-order array comes back with the same shape and values. A 0-d
+/// array gives a 0-d tensor; an array with a zero dimension gives an empty tensor of that shape.
+/// Bytes after the data are ignored, as NumPy ignores them.
+///
+/// Throws InputError when the file is missing or unreadable, is not a `.npy` file, has a malformed
+/// header, holds an unsupported dtype (the message names the dtype string, e.g. `'<U5'` or
+/// `'<u2'`), or holds fewer data bytes than its header promises.
+///
+/// ```cpp
+/// torch::Tensor spikes = neurobench::load_npy("data/spikes.npy");  // e.g. (batch, time, neurons)
+/// ```
+[[nodiscard]] torch::Tensor load_npy(const std::filesystem::path& path);
+
+/// Writes one tensor to a NumPy `.npy` file (format 1.0, little-endian, C order).
+///
+/// The header is padded so the data start on a 64-byte boundary, as NumPy does. The tensor must
+/// be a dense CPU tensor of dtype float16, float32, float64, int8, int16, int32, int64, uint8 or
+/// bool; it need not be contiguous. An existing file is overwritten in place (not atomically).
+///
+/// Throws InputError naming the path when the tensor is undefined, not on the CPU, not dense or of
+/// another dtype, or when the file cannot be opened or written.
+void save_npy(const std::filesystem::path& path, const torch::Tensor& array);
+
+}  // namespace neurobench

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Reading and writing the array of a NumPy .npy file, from and to any byte stream; the .npz
+// container (io/npz.cpp) reads its entries through the same reader. Private to the library (src/).
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <ATen/core/Tensor.h>
+
+namespace neurobench::detail {
+
+/// Bytes to read an array from, in order: a file or an archive entry. Every read is exact or
+/// throws InputError.
+class ByteReader {
+ public:
+  virtual ~ByteReader() = default;
+  /// Copies the next `count` bytes to `destination`.
+  virtual void read(void* destination, std::uint64_t count) = 0;
+};
+
+/// A binary input file, read straight into the caller's memory.
+class FileReader final : public ByteReader {
+ public:
+  /// Opens `path`; throws InputError when it is missing, a directory or unreadable.
+  explicit FileReader(const std::filesystem::path& path);
+  /// The file's size in bytes.
+  [[nodiscard]] std::uint64_t size() const { return size_; }
+  void read(void* destination, std::uint64_t count) override;
+
+ private:
+  std::string where_;
+  std::uint64_t size_ = 0;
+  std::uint64_t offset_ = 0;
+  std::ifstream in_;
+};
+
+/// Reads the .npy array held in the next `size` bytes of `source` into a new C-contiguous tensor.
+/// Reads no further than the data the header describes: later bytes are left unread. Throws
+/// InputError prefixed with `where`.
+[[nodiscard]] at::Tensor read_npy(ByteReader& source, std::uint64_t size, const std::string& where);
+
+/// A tensor ready to be written as .npy: its header and its contiguous little-endian data.
+struct NpyBlob {
+  std::string header;  ///< Magic string, version, length and padded dict.
+  at::Tensor data;     ///< Contiguous, on the CPU, in little-endian byte order.
+  std::uint64_t nbytes = 0;
+};
+
+/// Checks that `array` can be written as .npy and prepares it; throws InputError prefixed with
+/// `where` when it is undefined, not dense, not on the CPU or of another dtype.
+[[nodiscard]] NpyBlob prepare_npy(const at::Tensor& array, const std::string& where);
+
+}  // namespace neurobench::detail

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <neurobench/io/npz.hpp>
+
+#include <algorithm>
+#include <cassert>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <zip.h>
+
+#include <neurobench/errors.hpp>
+
+#include "io/npy.hpp"
+#include "io/npy_header.hpp"
+#include "util/text.hpp"
+
+namespace neurobench {
+namespace {
+
+using detail::ByteReader;
+using detail::kNpyMagic;
+using detail::NpyBlob;
+using detail::printable;
+
+// ---------------------------------------------------------------------------------------------
+// Reading, through libzip.
+
+/// Closes a libzip archive opened for reading, or discards one being written.
+struct ArchiveDiscarder {
+  void operator()(zip_t* archive) const { zip_discard(archive); }
+};
+using Archive = std::unique_ptr<zip_t, ArchiveDiscarder>;
+
+/// A libzip error record, released when it goes out of scope.
+class ZipError {
+ public:
+  ZipError() { zip_error_init(&error_); }
+  ~ZipError() { zip_error_fini(&error_); }
+  ZipError(const ZipError&) = delete;
+  ZipError& operator=(const ZipError&) = delete;
+  [[nodiscard]] zip_error_t* get() { return &error_; }
+
+ private:
+  zip_error_t error_;
+};
+
+/// libzip's own words for an error, e.g. "Read error: No such file or directory".
+std::string libzip_text(zip_error_t* error) { return zip_error_strerror(error); }
+
+/// Throws unless the file starts like a zip archive, saying what it looks like instead.
+void check_zip_magic(const std::uint8_t* start, std::uint64_t count, const std::string& where) {
+  if (detail::starts_with_bytes(start, count, "PK\x03\x04") ||
+      detail::starts_with_bytes(start, count, std::string_view("PK\x05\x06", 4))) {
+    return;
+  }
+  std::string found = count == 0 ? "an empty file" : "other bytes";
+  if (count >= sizeof kNpyMagic && std::memcmp(start, kNpyMagic, sizeof kNpyMagic) == 0) {
+    found = "a .npy file (read it with load_npy)";
+  }
+  throw InputError(fmt::format(
+      "{}: not a NumPy .npz file (expected a zip archive starting with \"PK\", found {})", where,
+      found));
+}
+
+/// Opens the archive read-only; with `flags` ZIP_CHECKCONS, libzip also checks every local header
+/// against the central directory. Returns null with `error` set when libzip refuses the file.
+Archive open_archive(const std::filesystem::path& path, int flags, ZipError& error) {
+  zip_source_t* source = zip_source_file_create(path.c_str(), 0, -1, error.get());
+  if (source == nullptr) return nullptr;
+  zip_t* archive = zip_open_from_source(source, ZIP_RDONLY | flags, error.get());
+  if (archive == nullptr) zip_source_free(source);
+  return Archive(archive);
+}
+
+/// The InputError for a central directory that libzip refused.
+[[noreturn]] void throw_open_error(const std::string& where, ZipError& error) {
+  switch (zip_error_code_zip(error.get())) {
+    case ZIP_ER_NOZIP:  // no end record, or the central directory it leads to does not parse
+      throw InputError(fmt::format(
+          "{}: truncated or corrupt zip archive: no end-of-central-directory record found, or a "
+          "bad central directory signature",
+          where));
+    case ZIP_ER_INCONS:
+      throw InputError(fmt::format(
+          "{}: corrupt zip archive: the end-of-central-directory record and the central "
+          "directory do not agree (the directory runs past its end record, holds another number "
+          "of entries, or a record overruns it)",
+          where));
+    case ZIP_ER_MULTIDISK:
+      throw InputError(fmt::format("{}: multi-disk (split) zip archives are not supported", where));
+    case ZIP_ER_MEMORY:
+      throw InputError(fmt::format("{}: out of memory reading the zip central directory", where));
+    case ZIP_ER_OPEN:
+    case ZIP_ER_READ:
+    case ZIP_ER_SEEK:
+    case ZIP_ER_TELL:
+      throw InputError(fmt::format("{}: cannot read: {}", where, libzip_text(error.get())));
+    default:
+      throw InputError(fmt::format("{}: corrupt zip archive: {}", where, libzip_text(error.get())));
+  }
+}
+
+std::string method_name(std::int32_t method) {
+  switch (method) {
+    case 1:
+      return " (shrink)";
+    case 6:
+      return " (implode)";
+    case 9:
+      return " (deflate64)";
+    case 12:
+      return " (bzip2)";
+    case 14:
+      return " (LZMA)";
+    case 93:
+      return " (zstd)";
+    case 95:
+      return " (xz)";
+    case 99:
+      return " (AES encryption)";
+    default:
+      return "";
+  }
+}
+
+/// Throws unless the directory record of an entry describes data this reader can take.
+///
+/// Checked before libzip reads anything: it would try methods it knows (bzip2, xz) and trust sizes
+/// that only reading the whole entry would refute.
+void check_entry(const zip_stat_t& stat, std::uint64_t file_size, const std::string& where) {
+  if (stat.encryption_method != ZIP_EM_NONE) {
+    throw InputError(fmt::format("{} is encrypted; encrypted archives are not supported", where));
+  }
+  if (stat.comp_method != ZIP_CM_STORE && stat.comp_method != ZIP_CM_DEFLATE) {
+    throw InputError(fmt::format(
+        "{} uses compression method {}{}; only 0 (stored) and 8 (deflate) are supported", where,
+        stat.comp_method, method_name(stat.comp_method)));
+  }
+  if (stat.comp_size > file_size) {
+    throw InputError(fmt::format(
+        "{}: truncated or corrupt zip archive: its data ({} bytes) run past the end of the file "
+        "({} bytes)",
+        where, stat.comp_size, file_size));
+  }
+  if (stat.comp_method == ZIP_CM_STORE && stat.comp_size != stat.size) {
+    throw InputError(
+        fmt::format("{}: corrupt entry: stored with {} bytes but states an uncompressed size of {}",
+                    where, stat.comp_size, stat.size));
+  }
+  // DEFLATE cannot expand more than about 1032:1; a larger claim would only waste memory.
+  if (stat.comp_method == ZIP_CM_DEFLATE && stat.size / 1032 > stat.comp_size + 1) {
+    throw InputError(
+        fmt::format("{}: corrupt entry: {} compressed bytes cannot inflate to the {} bytes stated",
+                    where, stat.comp_size, stat.size));
+  }
+}
+
+/// The bytes of one archive entry, stored or inflated by libzip, read in order; libzip checks the
+/// CRC-32 when the last byte has been read (finish()).
+class EntryReader final : public ByteReader {
+ public:
+  EntryReader(zip_t* archive, std::uint64_t index, const zip_stat_t& stat, std::string where)
+      : size_(stat.size), crc_(stat.crc), where_(std::move(where)) {
+    file_ = zip_fopen_index(archive, index, 0);
+    if (file_ == nullptr) fail(zip_get_error(archive));
+  }
+  EntryReader(const EntryReader&) = delete;
+  EntryReader& operator=(const EntryReader&) = delete;
+  ~EntryReader() override { zip_fclose(file_); }
+
+  void read(void* destination, std::uint64_t count) override {
+    assert(count <= size_ - position_);
+    failed_ = true;  // until this read completes
+    auto* out = static_cast<std::uint8_t*>(destination);
+    while (count > 0) {
+      const zip_int64_t got = zip_fread(file_, out, count);
+      if (got < 0) fail(zip_file_get_error(file_));
+      if (got == 0) {
+        throw InputError(fmt::format(
+            "{}: corrupt entry: inflates to {} bytes, but its directory record states {}", where_,
+            position_, size_));
+      }
+      out += got;
+      count -= static_cast<std::uint64_t>(got);
+      position_ += static_cast<std::uint64_t>(got);
+    }
+    failed_ = false;
+  }
+
+  /// True when a read threw: the entry is unusable and its error already reported.
+  [[nodiscard]] bool failed() const { return failed_; }
+
+  /// Reads what the reader left, then checks that the entry ends at its stated size; libzip
+  /// checks the CRC-32 on reaching the end.
+  void finish() {
+    std::vector<std::uint8_t> scratch(
+        static_cast<std::size_t>(std::min<std::uint64_t>(size_ - position_, kPiece)));
+    while (position_ < size_) read(scratch.data(), std::min(size_ - position_, kPiece));
+    std::uint8_t spare = 0;
+    const zip_int64_t got = zip_fread(file_, &spare, 1);
+    if (got < 0) fail(zip_file_get_error(file_));
+    if (got > 0) {
+      throw InputError(fmt::format(
+          "{}: corrupt entry: inflates to more than the {} bytes its directory record states",
+          where_, size_));
+    }
+  }
+
+ private:
+  static constexpr std::uint64_t kPiece = 1u << 20;
+
+  [[noreturn]] void fail(zip_error_t* error) const {
+    switch (zip_error_code_zip(error)) {
+      case ZIP_ER_CRC:  // raised when the data end: early, if the stream ends before its size
+        if (position_ < size_) {
+          throw InputError(fmt::format(
+              "{}: corrupt entry: inflates to {} bytes, but its directory record states {}", where_,
+              position_, size_));
+        }
+        throw InputError(fmt::format(
+            "{}: corrupt entry: CRC-32 mismatch (directory states {:08x}, the data differ)", where_,
+            crc_));
+      case ZIP_ER_EOF:
+        throw InputError(fmt::format(
+            "{}: truncated or corrupt zip archive: its data run past the end of the file", where_));
+      case ZIP_ER_ZLIB:
+      case ZIP_ER_COMPRESSED_DATA:
+        throw InputError(
+            fmt::format("{}: corrupt entry: deflate data error: {}", where_, libzip_text(error)));
+      case ZIP_ER_READ:
+      case ZIP_ER_SEEK:
+      case ZIP_ER_TELL:
+        throw InputError(fmt::format("{}: cannot read: {}", where_, libzip_text(error)));
+      default:
+        throw InputError(fmt::format("{}: corrupt entry: {}", where_, libzip_text(error)));
+    }
+  }
+
+  zip_file_t* file_ = nullptr;
+  std::uint64_t size_;
+  std::uint32_t crc_;
+  std::string where_;
+  std::uint64_t position_ = 0;
+  bool failed_ = false;
+};
+
+/// The array in entry `index`, after checking its method, sizes, length and CRC-32.
+NamedArray read_entry(zip_t* archive, std::uint64_t index, std::uint64_t file_size,
+                      const std::string& archive_name) {
+  zip_stat_t stat;
+  zip_stat_init(&stat);
+  if (zip_stat_index(archive, index, ZIP_FL_ENC_RAW, &stat) != 0) {
+    throw InputError(fmt::format("{}: corrupt zip archive: entry {}: {}", archive_name, index + 1,
+                                 zip_strerror(archive)));
+  }
+  // Names are taken as stored (NumPy writes UTF-8), without libzip's CP437 guess.
+  std::string name = stat.name != nullptr ? stat.name : "";
+  const std::string where = fmt::format("{}: entry '{}'", archive_name, printable(name, 200));
+  check_entry(stat, file_size, where);
+  constexpr std::string_view kSuffix = ".npy";
+  if (name.size() >= kSuffix.size() &&
+      name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0) {
+    name.resize(name.size() - kSuffix.size());
+  }
+  const std::string array_where = fmt::format("{}: array '{}'", archive_name, printable(name, 200));
+
+  EntryReader entry(archive, index, stat, where);
+  torch::Tensor array;
+  try {
+    array = detail::read_npy(entry, stat.size, array_where);
+  } catch (const InputError&) {
+    // A header that does not parse is most likely damage: report that if the entry shows it.
+    if (!entry.failed()) entry.finish();
+    throw;
+  }
+  entry.finish();
+  return {std::move(name), std::move(array)};
+}
+
+std::vector<NamedArray> read_entries(zip_t* archive, std::uint64_t file_size,
+                                     const std::string& where) {
+  const zip_int64_t count = zip_get_num_entries(archive, 0);
+  std::vector<NamedArray> arrays;
+  arrays.reserve(static_cast<std::size_t>(std::max<zip_int64_t>(count, 0)));
+  for (zip_int64_t i = 0; i < count; ++i) {
+    arrays.push_back(read_entry(archive, static_cast<std::uint64_t>(i), file_size, where));
+  }
+  return arrays;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing, through libzip.
+
+constexpr std::uint16_t kDosDate1980 = (0 << 9) | (1 << 5) | 1;  // fixed: reproducible files
+constexpr std::uint32_t kUnixFileMode = 0100644u << 16;
+
+/// Writes `bytes` to `path` through a temporary file beside it, renamed over it when complete.
+void write_file_atomically(const std::filesystem::path& path, std::string_view bytes) {
+  std::random_device random;
+  std::filesystem::path temporary = path;
+  temporary += fmt::format(".{:08x}{:08x}.tmp", random(), random());
+  errno = 0;
+  std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    throw InputError(fmt::format("{}: cannot open for writing: {}", path.string(),
+                                 std::generic_category().message(errno)));
+  }
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  std::string failure = !out ? std::generic_category().message(errno) : "";
+  std::error_code ec;
+  if (out) std::filesystem::rename(temporary, path, ec);
+  if (ec) failure = ec.message();
+  if (!failure.empty()) {
+    std::filesystem::remove(temporary, ec);
+    throw InputError(fmt::format("{}: write failed: {}", path.string(), failure));
+  }
+}
+
+/// Adds one stored entry whose bytes are the blob's header and data, read by libzip at close.
+void add_entry(zip_t* archive, const std::string& name, const NpyBlob& blob,
+               const std::string& where) {
+  zip_buffer_fragment_t fragments[2] = {
+      {reinterpret_cast<zip_uint8_t*>(const_cast<char*>(blob.header.data())), blob.header.size()},
+      {blob.nbytes > 0 ? static_cast<zip_uint8_t*>(blob.data.data_ptr()) : nullptr, blob.nbytes}};
+  zip_source_t* source = zip_source_buffer_fragment(archive, fragments, blob.nbytes > 0 ? 2 : 1, 0);
+  if (source == nullptr) {
+    throw InputError(fmt::format("{}: cannot add the array: {}", where, zip_strerror(archive)));
+  }
+  const zip_int64_t index = zip_file_add(archive, name.c_str(), source, ZIP_FL_ENC_UTF_8);
+  if (index < 0) {
+    zip_source_free(source);
+    if (zip_error_code_zip(zip_get_error(archive)) == ZIP_ER_INVAL) {
+      throw InputError(fmt::format("{}: the name is not valid UTF-8", where));
+    }
+    throw InputError(fmt::format("{}: cannot add the array: {}", where, zip_strerror(archive)));
+  }
+  const auto entry = static_cast<zip_uint64_t>(index);
+  if (zip_set_file_compression(archive, entry, ZIP_CM_STORE, 0) != 0 ||
+      zip_file_set_dostime(archive, entry, 0, kDosDate1980, 0) != 0 ||
+      zip_file_set_external_attributes(archive, entry, 0, ZIP_OPSYS_UNIX, kUnixFileMode) != 0) {
+    throw InputError(fmt::format("{}: cannot add the array: {}", where, zip_strerror(archive)));
+  }
+}
+
+/// Writes the archive: libzip writes a temporary file beside `path` and renames it when complete.
+void close_archive(Archive archive, const std::string& where) {
+  if (zip_close(archive.get()) == 0) {
+    (void)archive.release();  // zip_close freed it
+    return;
+  }
+  zip_error_t* error = zip_get_error(archive.get());
+  switch (zip_error_code_zip(error)) {
+    case ZIP_ER_TMPOPEN:
+    case ZIP_ER_OPEN:
+      throw InputError(fmt::format("{}: cannot open for writing: {}", where, libzip_text(error)));
+    default:
+      throw InputError(fmt::format("{}: write failed: {}", where, libzip_text(error)));
+  }
+}
+
+}  // namespace
+
+std::vector<NamedArray> load_npz(const std::filesystem::path& path) {
+  const std::string where = path.string();
+  std::uint64_t file_size = 0;
+  {
+    detail::FileReader file(path);
+    file_size = file.size();
+    std::uint8_t start[sizeof kNpyMagic] = {};
+    const std::uint64_t count = std::min<std::uint64_t>(file_size, sizeof start);
+    file.read(start, count);
+    check_zip_magic(start, count, where);
+  }
+  ZipError checked_error;
+  if (const Archive archive = open_archive(path, ZIP_CHECKCONS, checked_error)) {
+    return read_entries(archive.get(), file_size, where);
+  }
+  // libzip's consistency check failed, or the directory is unreadable. Read the entries without
+  // the check, so that damage inside one is reported naming it.
+  ZipError error;
+  const Archive archive = open_archive(path, 0, error);
+  if (!archive) throw_open_error(where, error);
+  (void)read_entries(archive.get(), file_size, where);
+  throw InputError(fmt::format(
+      "{}: corrupt zip archive: a bad local header signature, a local header that disagrees with "
+      "its central directory record, or stray bytes around the central directory (libzip: {})",
+      where, libzip_text(checked_error.get())));
+}
+
+void save_npz(const std::filesystem::path& path, const std::vector<NamedArray>& arrays) {
+  const std::string where = path.string();
+  // Check every array before creating the file, so a rejected array leaves nothing behind.
+  std::vector<NpyBlob> blobs;
+  blobs.reserve(arrays.size());
+  std::unordered_set<std::string> names;
+  for (const auto& [name, array] : arrays) {
+    const std::string array_where = fmt::format("{}: array '{}'", where, printable(name, 200));
+    if (!names.insert(name).second) {
+      throw InputError(fmt::format("{}: the name is used more than once", array_where));
+    }
+    if (name.size() + 4 > 0xffff) {
+      throw InputError(fmt::format("{}: the name is longer than 65531 bytes", array_where));
+    }
+    if (name.find('\0') != std::string::npos) {
+      throw InputError(fmt::format("{}: the name holds a NUL byte", array_where));
+    }
+    blobs.push_back(detail::prepare_npy(array, array_where));
+  }
+  if (arrays.empty()) {
+    // libzip deletes an archive left without entries; NumPy's empty archive is its end record.
+    write_file_atomically(path,
+                          std::string_view("PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 22));
+    return;
+  }
+  ZipError error;
+  zip_source_t* file = zip_source_file_create(path.c_str(), 0, -1, error.get());
+  zip_t* opened = file != nullptr
+                      ? zip_open_from_source(file, ZIP_CREATE | ZIP_TRUNCATE, error.get())
+                      : nullptr;
+  if (opened == nullptr) {
+    zip_source_free(file);
+    throw InputError(
+        fmt::format("{}: cannot open for writing: {}", where, libzip_text(error.get())));
+  }
+  Archive archive(opened);
+  for (std::size_t i = 0; i < arrays.size(); ++i) {
+    add_entry(archive.get(), arrays[i].first + ".npy", blobs[i],
+              fmt::format("{}: array '{}'", where, printable(arrays[i].first, 200)));
+  }
+  close_archive(std::move(archive), where);
+}
+
+}  // namespace neurobench
