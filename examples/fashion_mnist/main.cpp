@@ -15,7 +15,7 @@
 #include <torch/torch.h>
 #include <CLI/CLI.hpp>
 
-#include "common/report_errors.hpp"
+#include "common/command_line.hpp"
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/data/dataloader.hpp>
@@ -243,7 +243,7 @@ int run(const Args& args) {
     all["seconds"] = seconds_since(everything);
     neurobench::write_file_atomically(args.json, all.dump(2) + "\n");
   }
-  return failed ? neurobench::examples::kExitFailed : 0;
+  return failed ? neurobench::kExitMetricFailed : neurobench::kExitOk;
 }
 
 }  // namespace
@@ -274,5 +274,5 @@ int main(int argc, char** argv) {
                  "`neurobench run cnn.json` / `snn.json`");
   app.add_flag("--quiet", args.quiet, "No progress bars or notes on stderr");
   if (const auto stop = neurobench::examples::parse_command_line(app, argc, argv)) return *stop;
-  return neurobench::examples::report_errors([&] { return run(args); });
+  return neurobench::report_errors([&] { return run(args); }, std::cerr);
 }

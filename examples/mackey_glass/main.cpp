@@ -20,7 +20,7 @@
 #include <torch/torch.h>
 #include <CLI/CLI.hpp>
 
-#include "common/report_errors.hpp"
+#include "common/command_line.hpp"
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/data/dataloader.hpp>
@@ -378,7 +378,7 @@ int run(const Args& args) {
   neurobench::write_file_atomically(out / "results.json", text);
   if (!args.json.empty()) neurobench::write_file_atomically(args.json, text);
   fmt::print("models and results.json in {}\n", out.string());
-  return failed ? neurobench::examples::kExitFailed : 0;
+  return failed ? neurobench::kExitMetricFailed : neurobench::kExitOk;
 }
 
 }  // namespace
@@ -421,8 +421,6 @@ int main(int argc, char** argv) {
     for (int tau = 17; tau <= 30; ++tau) args.taus.push_back(tau);
   }
 
-  return neurobench::examples::report_errors([&] {
-    if (args.check_integrator) return check_integrator(args);
-    return run(args);
-  });
+  return neurobench::report_errors(
+      [&] { return args.check_integrator ? check_integrator(args) : run(args); }, std::cerr);
 }

@@ -9,11 +9,10 @@
 
 #include <CLI/CLI.hpp>
 
-namespace neurobench::cli {
+#include <neurobench/errors.hpp>
 
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitMetricFailed = 1;
-inline constexpr int kExitUsage = 2;
+// Exit statuses are the library's (kExitOk, kExitMetricFailed, kExitError in errors.hpp).
+namespace neurobench::cli {
 
 /// The options of `neurobench run`.
 struct RunArgs {
