@@ -51,7 +51,8 @@ int main(int argc, char** argv) {
   return neurobench::report_errors(
       [&] {
         if (run->parsed()) {
-          return neurobench::cli::run_command(neurobench::cli::resolve_run_args(*run, run_args));
+          return neurobench::cli::run_command(neurobench::cli::resolve_run_args(*run, run_args),
+                                              run_args.config);
         }
         if (list->parsed()) return neurobench::cli::list_command(std::cout);
         if (report->parsed()) return neurobench::cli::report_command(report_args, std::cout);
