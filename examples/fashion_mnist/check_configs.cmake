@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # ctest: `neurobench run cnn.json` / `snn.json` on the data the example wrote give the example's
-# own numbers.
+# own numbers, and the configs the example wrote are the committed ones but for their paths.
 #   cmake -DCLI=neurobench -DCONFIGS=examples/fashion_mnist -DRUN=smoke_dir -P check_configs.cmake
-# RUN holds cnn_test.npz, snn_test.npz and results.json from `fashion_mnist --write-npz RUN
-# --json RUN/results.json`.
+# RUN holds cnn_test.npz, snn_test.npz, cnn.json, snn.json and results.json from
+# `fashion_mnist --write-npz RUN --json RUN/results.json`.
 file(READ ${RUN}/results.json example)
 foreach(model cnn snn)
   file(REMOVE ${RUN}/${model}_cli.json)
@@ -46,6 +46,31 @@ foreach(model cnn snn)
   message(STATUS "neurobench run ${model}.json matches the example: accuracy ${accuracy}, "
                  "latency ${latency} ms per image")
 endforeach()
+
+# The configs the example wrote beside the data (BenchmarkConfig::write) are the committed ones
+# but for the notes and the paths.
+foreach(model cnn snn)
+  file(READ ${CONFIGS}/${model}.json committed)
+  file(READ ${RUN}/${model}.json written)
+  string(JSON data GET "${written}" data)
+  if(NOT data STREQUAL "${model}_test.npz")
+    message(FATAL_ERROR "${RUN}/${model}.json: data is ${data}, expected ${model}_test.npz")
+  endif()
+  foreach(key _comment _metrics model data)
+    foreach(which committed written)
+      string(JSON without ERROR_VARIABLE missing REMOVE "${${which}}" ${key})
+      if(NOT missing)
+        set(${which} "${without}")
+      endif()
+    endforeach()
+  endforeach()
+  string(JSON same EQUAL "${committed}" "${written}")
+  if(NOT same)
+    message(FATAL_ERROR "${RUN}/${model}.json, written by the example, differs from "
+                        "${CONFIGS}/${model}.json:\n${written}\n${committed}")
+  endif()
+endforeach()
+message(STATUS "the configs the example writes match the committed cnn.json and snn.json")
 
 # The report and compare commands on the two runs.
 execute_process(COMMAND ${CLI} report ${RUN}/cnn_cli.json ${RUN}/snn_cli.json

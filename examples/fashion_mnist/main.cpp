@@ -15,9 +15,10 @@
 #include <torch/torch.h>
 #include <CLI/CLI.hpp>
 
-#include "common/report_errors.hpp"
+#include "common/command_line.hpp"
 
 #include <neurobench/benchmark.hpp>
+#include <neurobench/config.hpp>
 #include <neurobench/data/dataloader.hpp>
 #include <neurobench/datasets/fashion_mnist.hpp>
 #include <neurobench/environment.hpp>
@@ -55,30 +56,45 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 struct Run {
   std::string key;    // "cnn" or "snn"
   std::string label;  // column heading
-  fs::path file;
-  std::vector<std::string> static_metrics;
-  std::vector<std::string> workload_metrics;
-  bool stepwise = false;
+  // The benchmark as `neurobench run` takes it (cnn.json, snn.json). This program computes
+  // NeuroBench's metrics, `static` and `workload`; the deployment `metrics` are the CLI's.
+  neurobench::BenchmarkConfig config;
   std::shared_ptr<neurobench::TensorDataset> data;
   neurobench::Results results;
   double seconds = 0;
 };
 
-void benchmark(Run& run, const Args& args) {
+// The benchmark of one network: its metrics, and the deployment figures beside NeuroBench's
+// (docs/deployment-metrics.md), with Latency on single images.
+neurobench::BenchmarkConfig benchmark_config(const fs::path& model, bool spiking,
+                                             const Args& args) {
+  neurobench::BenchmarkConfig c;
+  c.model = model;
+  c.batch_size = args.batch_size;
+  c.stepwise = spiking;
+  if (spiking) c.post = {"ChooseMaxCount"};
+  c.static_metrics = {{"Footprint"}, {"ParameterCount"}, {"ConnectionSparsity"}};
+  c.workload_metrics = {{"ClassificationAccuracy"}, {"ActivationSparsity"}, {"SynapticOperations"}};
+  if (spiking) c.workload_metrics.push_back({"MembraneUpdates"});
+  c.metrics = {{"ModelFileSize"}, {"ActivationSparsityByLayer"}, {"DenseMACs"}, {"Latency"},
+               {"InferenceTime"}, {"Throughput"}, {"StartupTime"}, {"PeakMemory"}};
+  c.latency_batch_size = 1;
+  c.quiet = args.quiet;
+  return c;
+}
+
+void benchmark(Run& run) {
+  const neurobench::BenchmarkConfig& c = run.config;
   neurobench::TorchScriptOptions options;
-  options.stepwise = run.stepwise;
-  auto model = std::make_shared<neurobench::TorchScriptModel>(run.file, options);
-  neurobench::LoaderOptions loader;
-  loader.batch_size = args.batch_size;
+  options.stepwise = c.stepwise;
+  auto model = std::make_shared<neurobench::TorchScriptModel>(c.model, options);
   std::vector<std::unique_ptr<neurobench::PostProcessor>> post;
-  if (run.stepwise) post.push_back(std::make_unique<neurobench::processors::ChooseMaxCount>());
+  for (const auto& name : c.post) post.push_back(neurobench::post_processors().create(name));
   neurobench::Benchmark bench(
-      model, neurobench::DataLoader(run.data, loader), {}, std::move(post),
-      neurobench::MetricSet::from_names(run.static_metrics, run.workload_metrics));
-  neurobench::RunOptions run_options;
-  run_options.quiet = args.quiet;
+      model, neurobench::DataLoader(run.data, c.loader_options()), {}, std::move(post),
+      neurobench::MetricSet::from_specs(c.static_metrics, c.workload_metrics));
   const auto start = std::chrono::steady_clock::now();
-  run.results = bench.run(run_options);
+  run.results = bench.run(c.run_options());
   run.seconds = seconds_since(start);
   for (const auto& w : run.results.warnings) fmt::print(stderr, "warning: {}: {}\n", run.key, w);
   for (const auto& f : run.results.failures) {
@@ -134,6 +150,24 @@ void print_table(const std::vector<Run>& runs, int64_t samples) {
   fmt::print("\n");
 }
 
+// The benchmark data as DIR/cnn_test.npz and DIR/snn_test.npz, each with the config that runs
+// it with `neurobench run` (DIR/cnn.json, DIR/snn.json).
+void write_npz_and_configs(const std::vector<Run>& runs, const fs::path& dir) {
+  fs::create_directories(dir);
+  for (const Run& r : runs) {
+    const fs::path file = dir / fmt::format("{}_test.npz", r.key);
+    neurobench::save_npz(file, {{"data", r.data->data()}, {"targets", r.data->targets()}});
+    neurobench::BenchmarkConfig config = r.config;
+    config.comment = fmt::format("{} on {}, written by fashion_mnist --write-npz", r.label,
+                                 r.data->describe());
+    config.data = file;
+    config.quiet = false;
+    config.write(dir / (r.key + ".json"));
+    fmt::print(stderr, "wrote {} (data {}) and {}.json\n", file.string(),
+               fmt::join(r.data->data().sizes(), "x"), r.key);
+  }
+}
+
 int run(const Args& args) {
   fm::set_threads(args.threads);
   if (!args.quiet && neurobench::reference_blas_in_use()) {
@@ -159,9 +193,7 @@ int run(const Args& args) {
     Run r;
     r.key = "cnn";
     r.label = "CNN (ReLU)";
-    r.file = models / "cnn.pt";
-    r.static_metrics = {"Footprint", "ParameterCount", "ConnectionSparsity"};
-    r.workload_metrics = {"ClassificationAccuracy", "ActivationSparsity", "SynapticOperations"};
+    r.config = benchmark_config(models / "cnn.pt", /*spiking=*/false, args);
     r.data = std::make_shared<neurobench::TensorDataset>(
         images, targets, std::map<std::string, torch::Tensor>{}, "Fashion-MNIST test images");
     runs.push_back(std::move(r));
@@ -170,19 +202,16 @@ int run(const Args& args) {
   if (want_snn) {
     Run r;
     r.key = "snn";
-    r.file = models / "snn.pt";
+    r.config = benchmark_config(models / "snn.pt", /*spiking=*/true, args);
     // The network records the encoding length it was trained with.
-    const neurobench::TorchScriptModel probe(r.file);
+    const neurobench::TorchScriptModel probe(r.config.model);
     if (!probe.module().hasattr("timesteps")) {
-      throw neurobench::InputError(fmt::format(
-          "{}: no 'timesteps' attribute; was it made by fashion_mnist_train?", r.file.string()));
+      throw neurobench::InputError(
+          fmt::format("{}: no 'timesteps' attribute; was it made by fashion_mnist_train?",
+                      r.config.model.string()));
     }
     timesteps = probe.module().attr("timesteps").toInt();
     r.label = fmt::format("SNN (LIF, T={})", timesteps);
-    r.static_metrics = {"Footprint", "ParameterCount", "ConnectionSparsity"};
-    r.workload_metrics = {"ClassificationAccuracy", "ActivationSparsity", "SynapticOperations",
-                          "MembraneUpdates"};
-    r.stepwise = true;
     const auto start = std::chrono::steady_clock::now();
     r.data = std::make_shared<neurobench::TensorDataset>(
         fm::rate_encode(images, timesteps), targets, std::map<std::string, torch::Tensor>{},
@@ -194,21 +223,14 @@ int run(const Args& args) {
     runs.push_back(std::move(r));
   }
 
-  if (!args.write_npz.empty()) {
-    const fs::path dir(args.write_npz);
-    fs::create_directories(dir);
-    for (const Run& r : runs) {
-      const fs::path file = dir / fmt::format("{}_test.npz", r.key);
-      neurobench::save_npz(file, {{"data", r.data->data()}, {"targets", r.data->targets()}});
-      fmt::print(stderr, "wrote {} (data {})\n", file.string(),
-                 fmt::join(r.data->data().sizes(), "x"));
-    }
-  }
+  if (!args.write_npz.empty()) write_npz_and_configs(runs, args.write_npz);
 
   bool failed = false;
   for (Run& r : runs) {
-    if (!args.quiet) fmt::print(stderr, "benchmarking {} ({})\n", r.label, r.file.string());
-    benchmark(r, args);
+    if (!args.quiet) {
+      fmt::print(stderr, "benchmarking {} ({})\n", r.label, r.config.model.string());
+    }
+    benchmark(r);
     failed = failed || !r.results.ok();
   }
   print_table(runs, samples);
@@ -221,11 +243,12 @@ int run(const Args& args) {
         {"batch_size", args.batch_size}, {"threads", args.threads}, {"limit", args.limit}};
     Json models_json = Json::object();
     for (const Run& r : runs) {
-      Json j = {{"label", r.label}, {"model", r.file.string()}, {"stepwise", r.stepwise}};
-      if (r.stepwise) {
+      Json j = {
+          {"label", r.label}, {"model", r.config.model.string()}, {"stepwise", r.config.stepwise}};
+      if (r.config.stepwise) {
         j["timesteps"] = timesteps;
         j["encoding"] = "deterministic rate coding (fashion_mnist::rate_encode)";
-        j["post"] = Json::array({"ChooseMaxCount"});
+        j["post"] = r.config.post;
       }
       j["results"] = r.results.values;
       if (!r.results.warnings.empty()) j["warnings"] = r.results.warnings;
@@ -243,7 +266,7 @@ int run(const Args& args) {
     all["seconds"] = seconds_since(everything);
     neurobench::write_file_atomically(args.json, all.dump(2) + "\n");
   }
-  return failed ? neurobench::examples::kExitFailed : 0;
+  return failed ? neurobench::kExitMetricFailed : neurobench::kExitOk;
 }
 
 }  // namespace
@@ -270,9 +293,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 256));
   app.add_option("--json", args.json, "Write both networks' results to this JSON file");
   app.add_option("--write-npz", args.write_npz,
-                 "Also write the benchmark data to DIR/cnn_test.npz and DIR/snn_test.npz, for "
-                 "`neurobench run cnn.json` / `snn.json`");
+                 "Also write the benchmark data to DIR/cnn_test.npz and DIR/snn_test.npz, with "
+                 "the configs that run them: `neurobench run DIR/cnn.json` / `DIR/snn.json`");
   app.add_flag("--quiet", args.quiet, "No progress bars or notes on stderr");
   if (const auto stop = neurobench::examples::parse_command_line(app, argc, argv)) return *stop;
-  return neurobench::examples::report_errors([&] { return run(args); });
+  return neurobench::report_errors([&] { return run(args); }, std::cerr);
 }

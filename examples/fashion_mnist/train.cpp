@@ -15,7 +15,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "common/report_errors.hpp"
+#include "common/command_line.hpp"
 
 #include <neurobench/datasets/fashion_mnist.hpp>
 #include <neurobench/errors.hpp>
@@ -244,5 +244,5 @@ int main(int argc, char** argv) {
   std::string command = "fashion_mnist_train";
   for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
 
-  return neurobench::examples::report_errors([&] { return run(a, command); });
+  return neurobench::report_errors([&] { return run(a, command); }, std::cerr);
 }

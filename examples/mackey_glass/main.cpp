@@ -20,9 +20,10 @@
 #include <torch/torch.h>
 #include <CLI/CLI.hpp>
 
-#include "common/report_errors.hpp"
+#include "common/command_line.hpp"
 
 #include <neurobench/benchmark.hpp>
+#include <neurobench/config.hpp>
 #include <neurobench/data/dataloader.hpp>
 #include <neurobench/datasets/mackey_glass.hpp>
 #include <neurobench/environment.hpp>
@@ -240,26 +241,24 @@ int run(const Args& args) {
       const std::string stem = fmt::format("esn_tau{}_rep{}", tau, repeat);
       neurobench::save_npz(out / (stem + ".npz"),
                            {{"data", test->data()}, {"targets", test->targets()}});
-      const neurobench::Json config = {
-          {"_comment", fmt::format("Mackey-Glass tau {}, repeat {}: neurobench run {}.json",
-                                   tau, repeat, stem)},
-          {"model", stem + ".pt"},
-          {"data", stem + ".npz"},
-          {"batch_size", n},
-          {"static", {"Footprint", "ConnectionSparsity"}},
-          {"workload", {"SMAPE", "ActivationSparsity", "SynapticOperations"}},
-          // Deployment figures beside NeuroBench's: docs/deployment-metrics.md.
-          {"metrics",
-           {"ModelFileSize", "DenseMACs", "Latency", "Throughput", "StartupTime", "PeakMemory"}},
-          {"outputs", {{"json", stem + "_results.json"}}}};
-      neurobench::write_file_atomically(out / (stem + ".json"), config.dump(2) + "\n");
+      neurobench::BenchmarkConfig config;
+      config.comment =
+          fmt::format("Mackey-Glass tau {}, repeat {}: neurobench run {}.json", tau, repeat, stem);
+      config.model = model_path;
+      config.data = out / (stem + ".npz");
+      config.batch_size = n;  // one batch: the test series is one autonomous run
+      config.static_metrics = {{"Footprint"}, {"ConnectionSparsity"}};
+      config.workload_metrics = {{"SMAPE"}, {"ActivationSparsity"}, {"SynapticOperations"}};
+      // Deployment figures beside NeuroBench's: docs/deployment-metrics.md.
+      config.metrics = {{"ModelFileSize"}, {"DenseMACs"}, {"Latency"},
+                        {"Throughput"},    {"StartupTime"}, {"PeakMemory"}};
+      config.outputs.json = out / (stem + "_results.json");
+      config.write(out / (stem + ".json"));
 
-      neurobench::LoaderOptions loader_options;
-      loader_options.batch_size = n;  // one batch: the test series is one autonomous run
+      // Here, NeuroBench's metrics of the config.
       neurobench::Benchmark bench(
-          model, neurobench::DataLoader(test, loader_options), {}, {},
-          neurobench::MetricSet::from_names({"Footprint", "ConnectionSparsity"},
-                                            {"SMAPE", "ActivationSparsity", "SynapticOperations"}));
+          model, neurobench::DataLoader(test, config.loader_options()), {}, {},
+          neurobench::MetricSet::from_specs(config.static_metrics, config.workload_metrics));
       start = std::chrono::steady_clock::now();
       neurobench::RunOptions run_options;
       run_options.quiet = true;
@@ -379,7 +378,7 @@ int run(const Args& args) {
   neurobench::write_file_atomically(out / "results.json", text);
   if (!args.json.empty()) neurobench::write_file_atomically(args.json, text);
   fmt::print("models and results.json in {}\n", out.string());
-  return failed ? neurobench::examples::kExitFailed : 0;
+  return failed ? neurobench::kExitMetricFailed : neurobench::kExitOk;
 }
 
 }  // namespace
@@ -422,8 +421,6 @@ int main(int argc, char** argv) {
     for (int tau = 17; tau <= 30; ++tau) args.taus.push_back(tau);
   }
 
-  return neurobench::examples::report_errors([&] {
-    if (args.check_integrator) return check_integrator(args);
-    return run(args);
-  });
+  return neurobench::report_errors(
+      [&] { return args.check_integrator ? check_integrator(args) : run(args); }, std::cerr);
 }

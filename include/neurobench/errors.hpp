@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <exception>
+#include <functional>
+#include <iosfwd>
 #include <stdexcept>
 #include <string>
 
@@ -25,5 +28,59 @@ struct UsageError : Error {
 struct MetricError : Error {
   using Error::Error;
 };
+
+/// Exit status of a program that computed every metric.
+inline constexpr int kExitOk = 0;
+/// Exit status when a metric failed (the others were computed): a Results with failures, or
+/// a MetricError that stopped the program.
+inline constexpr int kExitMetricFailed = 1;
+/// Exit status when an error stopped the program before it had results: bad usage, bad input,
+/// an error from LibTorch, or any other exception.
+inline constexpr int kExitError = 2;
+
+/// What kind of exception stopped a program, as describe_error() sorts them.
+enum class ErrorKind {
+  Usage,        ///< UsageError: an unknown name, an invalid option.
+  Input,        ///< InputError: a missing or corrupt file, a wrong shape.
+  Metric,       ///< MetricError: a metric failed.
+  LibTorch,     ///< c10::Error: LibTorch refused an operation (not wrapped by neurobench).
+  OutOfMemory,  ///< std::bad_alloc.
+  Other,        ///< Any other std::exception (a neurobench::Error of no finer kind included).
+  Unknown,      ///< An exception that is not a std::exception.
+};
+
+/// The exit status for an error of `kind`: kExitMetricFailed for ErrorKind::Metric,
+/// kExitError for every other kind (docs/cli.md, "Exit status").
+[[nodiscard]] int exit_status_for(ErrorKind kind);
+
+/// An exception told to a user: its kind, a one-line message and the exit status.
+struct ErrorReport {
+  ErrorKind kind = ErrorKind::Unknown;  ///< What was thrown.
+  std::string message;  ///< The exception's message, without LibTorch's C++ backtrace.
+  int exit_status = kExitError;  ///< exit_status_for(kind).
+};
+
+/// Describes an exception for the user: `what()` for ours and other standard exceptions,
+/// `what_without_backtrace()` for LibTorch's, "out of memory" for std::bad_alloc, and
+/// "unknown error (not a std::exception)" for anything else.
+/// Throws UsageError when `error` is null.
+///
+/// ```cpp
+/// try { run(); } catch (...) {
+///   const neurobench::ErrorReport r = neurobench::describe_error(std::current_exception());
+///   std::cerr << "error: " << r.message << "\n";
+///   return r.exit_status;
+/// }
+/// ```
+[[nodiscard]] ErrorReport describe_error(const std::exception_ptr& error);
+
+/// Runs `body` and returns its exit status; when it throws, writes `error: MESSAGE` and a
+/// newline to `err` and returns the exit status describe_error() gives. The `neurobench`
+/// command and the example programs run their work through it.
+///
+/// ```cpp
+/// int main() { return neurobench::report_errors([] { return run_benchmark(); }, std::cerr); }
+/// ```
+[[nodiscard]] int report_errors(const std::function<int()>& body, std::ostream& err);
 
 }  // namespace neurobench

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <neurobench/benchmark.hpp>
+#include <neurobench/config.hpp>
 #include <neurobench/data/dataloader.hpp>
 #include <neurobench/data/dataset.hpp>
 #include <neurobench/data/npz.hpp>

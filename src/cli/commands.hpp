@@ -9,47 +9,38 @@
 
 #include <CLI/CLI.hpp>
 
+#include <neurobench/config.hpp>
+#include <neurobench/errors.hpp>
+
+// Exit statuses are the library's (kExitOk, kExitMetricFailed, kExitError in errors.hpp).
 namespace neurobench::cli {
 
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitMetricFailed = 1;
-inline constexpr int kExitUsage = 2;
-
-/// The options of `neurobench run`.
+/// The options of `neurobench run` as given on the command line. The config file's values
+/// and the flags given are merged into a BenchmarkConfig by resolve_run_args().
 struct RunArgs {
   std::string config;  ///< Optional JSON config; flags given with it override its values.
+  /// The values of the flags that have a BenchmarkConfig field of the same type (batch size,
+  /// timing, threads, ...); the defaults shown by --help are BenchmarkConfig's.
+  BenchmarkConfig flags;
   std::string model;
   std::string data;
-  int64_t batch_size = 64;
+  /// Metrics as given: each string a comma-separated list of `Name` or `Name:key=value,...`.
   std::vector<std::string> static_metrics;
   std::vector<std::string> workload_metrics;
   std::vector<std::string> metrics;  ///< Any metric; placed as static or workload by name.
-  std::vector<std::string> pre;
-  std::vector<std::string> post;
-  bool stepwise = false;
-  std::vector<std::string> activation_modules;
-  std::vector<std::string> connection_modules;
   std::string json_out;
   std::string csv_out;
   std::string text_out;
-  bool quiet = false;
-  bool verbose = false;
-  std::optional<std::uint64_t> shuffle_seed;
-  int threads = 1;
-  // The timing pass (Latency, InferenceTime, Throughput, StartupTime): see TimingOptions.
-  int64_t warmup = 3;
-  int64_t runs = 0;
-  double min_time = 1.0;
-  int64_t latency_batch_size = 0;
-  int64_t startup_runs = 5;
 };
 
 /// Adds the `run` subcommand, filling `args`.
 CLI::App* add_run_command(CLI::App& app, RunArgs& args);
-/// The options of `run` merged over its config file, if one was given.
-[[nodiscard]] RunArgs resolve_run_args(const CLI::App& run, const RunArgs& command_line);
-/// Runs a benchmark; returns the exit status.
-int run_command(const RunArgs& args);
+/// The config file, if one was given, with the flags given on the command line over it.
+/// Throws UsageError when the model or the data is given by neither, or for a bad metric.
+[[nodiscard]] BenchmarkConfig resolve_run_args(const CLI::App& run, const RunArgs& command_line);
+/// Runs the benchmark `config` describes (read from `config_file`, if not empty); returns
+/// the exit status.
+int run_command(const BenchmarkConfig& config, const std::string& config_file);
 /// Prints every registered metric and processor; returns the exit status.
 int list_command(std::ostream& out);
 

@@ -5,10 +5,7 @@
 #include <string>
 #include <vector>
 
-#include <c10/util/Exception.h>
-
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
@@ -44,7 +41,7 @@ int main(int argc, char** argv) {
       std::string(argv[1]) != "compare") {
     std::cerr << "error: unknown command '" << argv[1]
               << "' (commands: run, list, report, compare; see --help)\n";
-    return neurobench::cli::kExitUsage;
+    return neurobench::kExitError;
   }
   try {
     app.parse(argc, argv);
@@ -56,32 +53,24 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
-    return neurobench::cli::kExitUsage;
+    return neurobench::kExitError;
   }
 
-  try {
-    if (run->parsed() || list->parsed()) {
-      neurobench::load_plugins_from_environment();
-      for (const auto& plugin : plugins) neurobench::load_plugin(plugin);
-    }
-    if (run->parsed()) {
-      return neurobench::cli::run_command(neurobench::cli::resolve_run_args(*run, run_args));
-    }
-    if (list->parsed()) return neurobench::cli::list_command(std::cout);
-    if (report->parsed()) return neurobench::cli::report_command(report_args, std::cout);
-    if (compare->parsed()) return neurobench::cli::compare_command(compare_args, std::cout);
-  } catch (const neurobench::InputError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return neurobench::cli::kExitUsage;
-  } catch (const neurobench::UsageError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return neurobench::cli::kExitUsage;
-  } catch (const c10::Error& e) {
-    std::cerr << "error: " << e.what_without_backtrace() << "\n";
-    return neurobench::cli::kExitUsage;
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return neurobench::cli::kExitUsage;
-  }
-  return neurobench::cli::kExitUsage;
+  // Every error from here on is reported as the library reports them (errors.hpp).
+  return neurobench::report_errors(
+      [&] {
+        if (run->parsed() || list->parsed()) {
+          neurobench::load_plugins_from_environment();
+          for (const auto& plugin : plugins) neurobench::load_plugin(plugin);
+        }
+        if (run->parsed()) {
+          return neurobench::cli::run_command(neurobench::cli::resolve_run_args(*run, run_args),
+                                              run_args.config);
+        }
+        if (list->parsed()) return neurobench::cli::list_command(std::cout);
+        if (report->parsed()) return neurobench::cli::report_command(report_args, std::cout);
+        if (compare->parsed()) return neurobench::cli::compare_command(compare_args, std::cout);
+        return neurobench::kExitError;
+      },
+      std::cerr);
 }

@@ -79,3 +79,65 @@ TEST_CASE("config errors name the file and the key and exit 2", "[cli][config]")
   REQUIRE(missing.status == 2);
   REQUIRE_THAT(missing.err, Catch::Contains("missing.json"));
 }
+
+TEST_CASE("a config's metric may be an object with a name", "[cli][config]") {
+  neurobench::test::TempDir dir;
+  write(dir / "bench.json",
+        classifier_config(R"(, "workload": [{"name": "ClassificationAccuracy"}, "MSE"])"));
+  const auto r = run_cli("run " + q(dir / "bench.json"));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto values = nlohmann::json::parse(neurobench::test::read_file(dir / "results.json"));
+  REQUIRE(values.contains("ClassificationAccuracy"));
+  REQUIRE(values.contains("MSE"));
+}
+
+TEST_CASE("a metric's options reach the metric set; options it does not take exit 2",
+          "[cli][config]") {
+  neurobench::test::TempDir dir;
+  // Footprint declares no options: asking for one is bad usage, from a flag or a config.
+  const auto flag = run_cli("run --model " + q(fixture("core/classifier.pt")) + " --data " +
+                            q(fixture("core/classifier.npz")) + " --static Footprint:bits=8 -q");
+  INFO(flag.err);
+  CHECK(flag.status == 2);
+  CHECK_THAT(flag.err, Catch::Contains("Footprint"));
+  write(dir / "bench.json",
+        classifier_config(R"(, "static": [{"name": "Footprint", "options": {"bits": 8}}])"));
+  const auto config = run_cli("run " + q(dir / "bench.json"));
+  INFO(config.err);
+  CHECK(config.status == 2);
+  CHECK_THAT(config.err, Catch::Contains("Footprint"));
+  CHECK_FALSE(std::filesystem::exists(dir / "results.json"));
+}
+
+TEST_CASE("a badly formed metric on the command line exits 2 naming the flag and the form",
+          "[cli][config]") {
+  const std::string model_and_data = "run --model " + q(fixture("core/classifier.pt")) +
+                                     " --data " + q(fixture("core/classifier.npz")) + " -q ";
+  struct Case {
+    std::string args;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {"--metrics Footprint:", "--metrics: metric 'Footprint:': no options after ':'"},
+      {"--workload MSE:k", "--workload: metric 'MSE:k': option 'k' has no value"},
+      {"--static :k=v", "--static: metric ':k=v': no metric name"},
+      {"--metrics Footprint,k=1", "option 'k=1' follows no metric with options"},
+  };
+  for (const auto& c : cases) {
+    const auto r = run_cli(model_and_data + c.args);
+    INFO(c.args << "\nstderr: " << r.err);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::Contains(c.says));
+  }
+}
+
+TEST_CASE("a config's metric in the command line's form is refused with the config's form",
+          "[cli][config]") {
+  neurobench::test::TempDir dir;
+  write(dir / "bench.json", classifier_config(R"(, "metrics": ["Latency:runs=5"])"));
+  const auto r = run_cli("run " + q(dir / "bench.json"));
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("bench.json") &&
+                        Catch::Contains(R"({"name":"Latency","options":{"runs":5}})"));
+}

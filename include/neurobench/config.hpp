@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <neurobench/benchmark.hpp>
+#include <neurobench/data/dataloader.hpp>
+#include <neurobench/json.hpp>
+#include <neurobench/metrics/metric.hpp>
+
+namespace neurobench {
+
+/// The results files a benchmark writes (the config's `outputs`); an empty path writes none.
+struct OutputFiles {
+  std::filesystem::path json;  ///< `outputs.json`: the results as JSON (Format::Json).
+  std::filesystem::path csv;   ///< `outputs.csv`: the results as CSV (Format::Csv).
+  std::filesystem::path text;  ///< `outputs.text`: `key: value` lines (Format::Text).
+};
+
+/// A benchmark described as data: the config file that `neurobench run CONFIG.json` runs
+/// (docs/cli.md, "Configs"). Each field is the config key of the same name, except
+/// `static_metrics` (`static`), `workload_metrics` (`workload`) and `comment` (`_comment`).
+///
+/// In a file, a relative path is taken from the file's folder; in memory, from the current
+/// directory (read() and write() convert). A metric is `"Name"` or
+/// `{"name": "Name", "options": {...}}`. Keys starting with `_` are notes: `_comment` is kept
+/// in `comment`, the others are ignored.
+///
+/// ```cpp
+/// neurobench::BenchmarkConfig config;
+/// config.model = "out/net.pt";
+/// config.data = "out/test.npz";
+/// config.workload_metrics = {{"ClassificationAccuracy"}};
+/// config.write("out/bench.json");  // "model": "net.pt", "data": "test.npz"
+/// const auto again = neurobench::BenchmarkConfig::read("out/bench.json");  // "out/net.pt"
+/// ```
+struct BenchmarkConfig {
+  std::string comment;          ///< `_comment`: a note for the reader; empty for none.
+  std::filesystem::path model;  ///< TorchScript model file; may be left to the command line.
+  std::filesystem::path data;   ///< `.npz` with `data` and `targets`; may be left to the CLI.
+  int64_t batch_size = 64;      ///< Samples per batch, >= 1; the last may be smaller.
+  bool stepwise = false;        ///< Feed `data[:, t]` one timestep at a time.
+  std::vector<MetricSpec> static_metrics;    ///< `static`: static metrics.
+  std::vector<MetricSpec> workload_metrics;  ///< `workload`: workload metrics.
+  std::vector<MetricSpec> metrics;  ///< Metrics of either family, placed by name after those.
+  std::vector<std::string> pre;     ///< Pre-processors by name, applied in order.
+  std::vector<std::string> post;    ///< Post-processors by name, applied in order.
+  std::vector<std::string> activation_modules;  ///< Activation layer classes; empty: defaults.
+  std::vector<std::string> connection_modules;  ///< Connection layer classes; empty: defaults.
+  std::optional<std::uint64_t> shuffle_seed;    ///< Shuffle with this seed; in order when unset.
+  int threads = 1;                              ///< LibTorch intra-op threads, >= 1.
+  int64_t warmup = 3;                           ///< Timing: untimed runs first, >= 0.
+  int64_t runs = 0;                ///< Timing: timed runs, 0 (as many as fit) to kMaxRuns.
+  double min_time = 1.0;           ///< Timing: with `runs` 0, seconds to time at least, >= 0.
+  int64_t latency_batch_size = 0;  ///< Timing: samples per timed run; 0: `batch_size`.
+  int64_t startup_runs = 5;        ///< StartupTime: fresh loads of the model file, >= 1.
+  bool quiet = false;              ///< No progress bar.
+  bool verbose = false;            ///< Print each batch's workload results to stderr.
+  OutputFiles outputs;             ///< Results files to write.
+
+  /// Throws UsageError naming the field when a value is out of range (the ranges above), a
+  /// metric has no name, or a metric's options are not an object.
+  void validate() const;
+
+  /// The config in `json`, an object with the documented keys. Relative paths are joined to
+  /// `base` when it is not empty. Throws UsageError starting with `source` and naming the key
+  /// for an unknown key, a value of the wrong type or out of range.
+  [[nodiscard]] static BenchmarkConfig from_json(const Json& json,
+                                                 const std::filesystem::path& base = {},
+                                                 const std::string& source = "config");
+  /// Reads a config file (JSON; comments allowed); relative paths are taken from its folder.
+  /// Throws InputError naming the file when it is missing or not JSON, and UsageError naming
+  /// the file and the key as from_json() does.
+  [[nodiscard]] static BenchmarkConfig read(const std::filesystem::path& file);
+
+  /// The config as JSON, keys in the documented order: `_comment` when set, `model` and
+  /// `data` when set, `batch_size`, then every other key whose value is not its default.
+  /// Paths are written as they are. from_json(to_json()) gives the config back.
+  [[nodiscard]] Json to_json() const;
+  /// Validates, then writes the config to `file` (2-space indented JSON) whole or not at all,
+  /// as results files are written. A path in the file's folder or below is written relative
+  /// to that folder, any other absolute; read(file) gives the config back. Throws UsageError
+  /// as validate() and InputError naming the file when it cannot be written.
+  void write(const std::filesystem::path& file) const;
+
+  /// The keys a config may have, comma-separated (`model, data, batch_size, ...`), for help
+  /// texts and messages.
+  [[nodiscard]] static const char* keys();
+
+  /// The data loader's options: `batch_size` and `shuffle_seed`.
+  [[nodiscard]] LoaderOptions loader_options() const;
+  /// A run's options: `quiet`, `verbose` and the timing settings.
+  [[nodiscard]] RunOptions run_options() const;
+};
+
+/// Parses a metric as the command line writes it: `Name`, or `Name:key=value,key=value`.
+/// A value is taken as JSON when it parses as JSON (`3`, `0.5`, `true`, `[1,2]`, `"a,b"`),
+/// and as a string otherwise (`mode=fast`). Throws UsageError quoting `text` for a missing
+/// name (`:k=v`), a `:` without options (`Name:`), an option without `=` or value (`Name:k`,
+/// `Name:k=`), an empty key, or a key given twice.
+///
+/// ```cpp
+/// auto spec = neurobench::parse_metric_spec("Latency:runs=20,percentiles=[50,99]");
+/// // spec.name == "Latency", spec.options == {"runs": 20, "percentiles": [50, 99]}
+/// ```
+[[nodiscard]] MetricSpec parse_metric_spec(std::string_view text);
+
+/// Parses a comma-separated list of metrics as `--metrics` takes it: `A,B:k=1,j=2,C` is A, B
+/// with options k and j, and C. A piece with an `=` before any `:` is an option of the
+/// metric before it; commas inside `[]`, `{}` or double quotes do not separate. Throws
+/// UsageError as parse_metric_spec(), or for an empty piece or options with no metric.
+[[nodiscard]] std::vector<MetricSpec> parse_metric_specs(std::string_view list);
+
+/// A metric as the command line writes it: `Name`, or `Name:key=value,...` with each value
+/// as compact JSON. parse_metric_spec() reads it back.
+[[nodiscard]] std::string format_metric_spec(const MetricSpec& spec);
+
+}  // namespace neurobench

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: Apache-2.0
+// BenchmarkConfig: a benchmark described in a JSON file, read, checked and written.
+#include <neurobench/config.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include <neurobench/errors.hpp>
+#include <neurobench/reporters/results.hpp>
+
+namespace neurobench {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kKnownKeys =
+    "model, data, batch_size, stepwise, metrics, static, workload, pre, post, "
+    "activation_modules, connection_modules, shuffle_seed, threads, warmup, runs, min_time, "
+    "latency_batch_size, startup_runs, quiet, verbose, outputs {json, csv, text}";
+constexpr const char* kMetricList =
+    "a list of names (or {\"name\": ..., \"options\": {...}} objects)";
+
+// Reads typed values out of a config, naming the source and the key in every error.
+struct Reader {
+  std::string source;
+  fs::path base;
+
+  [[noreturn]] void wrong(const std::string& key, const char* expected, const Json& v) const {
+    throw UsageError(fmt::format("{}: '{}' must be {}, got {}", source, key, expected, v.dump()));
+  }
+  std::string string(const std::string& key, const Json& v) const {
+    if (!v.is_string()) wrong(key, "a string", v);
+    return v.get<std::string>();
+  }
+  fs::path path(const std::string& key, const Json& v) const {
+    const fs::path p(string(key, v));
+    return base.empty() || p.is_absolute() ? p : (base / p).lexically_normal();
+  }
+  bool boolean(const std::string& key, const Json& v) const {
+    if (!v.is_boolean()) wrong(key, "true or false", v);
+    return v.get<bool>();
+  }
+  int64_t positive(const std::string& key, const Json& v) const {
+    if (!v.is_number_integer() || v.get<int64_t>() <= 0) wrong(key, "a positive integer", v);
+    return v.get<int64_t>();
+  }
+  int64_t non_negative(const std::string& key, const Json& v) const {
+    if (!v.is_number_integer() || v.get<int64_t>() < 0) wrong(key, "an integer >= 0", v);
+    return v.get<int64_t>();
+  }
+  std::optional<std::uint64_t> seed(const std::string& key, const Json& v) const {
+    if (!v.is_number_unsigned()) wrong(key, "a non-negative integer", v);
+    return v.get<std::uint64_t>();
+  }
+  int thread_count(const std::string& key, const Json& v) const {
+    const int64_t n = positive(key, v);
+    if (n > std::numeric_limits<int>::max()) wrong(key, "a positive integer", v);
+    return static_cast<int>(n);
+  }
+  double seconds(const std::string& key, const Json& v) const {
+    if (!v.is_number() || !(v.get<double>() >= 0)) wrong(key, "a number of seconds >= 0", v);
+    return v.get<double>();
+  }
+  std::vector<std::string> names(const std::string& key, const Json& v) const {
+    if (!v.is_array()) wrong(key, "a list of names", v);
+    std::vector<std::string> out;
+    for (const auto& item : v) {
+      if (!item.is_string()) wrong(key, "a list of names", v);
+      out.push_back(item.get<std::string>());
+    }
+    return out;
+  }
+  std::vector<MetricSpec> metrics(const std::string& key, const Json& v) const {
+    if (!v.is_array()) wrong(key, kMetricList, v);
+    std::vector<MetricSpec> out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (!v[i].is_string() && !v[i].is_object()) wrong(key, kMetricList, v);
+      out.push_back(metric(fmt::format("{}[{}]", key, i), v[i]));
+    }
+    return out;
+  }
+  MetricSpec metric(const std::string& key, const Json& v) const {
+    if (v.is_string()) return metric_name(key, v.get<std::string>());
+    MetricSpec spec;
+    bool named = false;
+    for (const auto& [name, value] : v.items()) {
+      if (name == "name") {
+        spec = metric_name(key + ".name", string(key + ".name", value));
+        named = true;
+      } else if (name != "options") {
+        throw UsageError(fmt::format("{}: unknown key '{}.{}' (a metric has name and options)",
+                                     source, key, name));
+      }
+    }
+    if (!named) wrong(key, "a metric name or an object with \"name\"", v);
+    if (v.contains("options")) {
+      if (!v["options"].is_object()) wrong(key + ".options", "an object", v["options"]);
+      spec.options = v["options"];
+    }
+    return spec;
+  }
+  // A metric's name. `Name:key=value` is the command line's form: say how a config writes it.
+  MetricSpec metric_name(const std::string& key, const std::string& name) const {
+    if (name.find(':') != std::string::npos) {
+      std::string hint = "{\"name\": \"Name\", \"options\": {...}}";
+      try {
+        const MetricSpec spec = parse_metric_spec(name);
+        hint = Json{{"name", spec.name}, {"options", spec.options}}.dump();
+      } catch (const UsageError&) {
+        // Not even the command line's form: the generic hint stays.
+      }
+      throw UsageError(
+          fmt::format("{}: '{}' is \"{}\": Name:key=value is the command line's "
+                      "form; a config writes {}",
+                      source, key, name, hint));
+    }
+    if (name.empty()) wrong(key, "a metric name", Json(name));
+    return MetricSpec{name, Json::object()};
+  }
+  OutputFiles outputs(const std::string& key, const Json& v) const {
+    if (!v.is_object()) wrong(key, "an object with keys json, csv, text", v);
+    OutputFiles out;
+    for (const auto& [name, value] : v.items()) {
+      const std::string field = key + "." + name;
+      if (name == "json") {
+        out.json = path(field, value);
+      } else if (name == "csv") {
+        out.csv = path(field, value);
+      } else if (name == "text") {
+        out.text = path(field, value);
+      } else {
+        throw UsageError(
+            fmt::format("{}: unknown key '{}' (outputs has json, csv, text)", source, field));
+      }
+    }
+    return out;
+  }
+};
+
+using Setter =
+    std::function<void(BenchmarkConfig&, const Reader&, const std::string&, const Json&)>;
+
+// Sets `field` to what `read` makes of the value.
+template <class T>
+Setter set(T BenchmarkConfig::*field, T (Reader::*read)(const std::string&, const Json&) const) {
+  return [field, read](BenchmarkConfig& c, const Reader& r, const std::string& k, const Json& v) {
+    c.*field = (r.*read)(k, v);
+  };
+}
+
+// One setter per config key.
+const std::map<std::string, Setter>& setters() {
+  using C = BenchmarkConfig;
+  using R = Reader;
+  static const std::map<std::string, Setter> table = {
+      {"model", set(&C::model, &R::path)},
+      {"data", set(&C::data, &R::path)},
+      {"batch_size", set(&C::batch_size, &R::positive)},
+      {"stepwise", set(&C::stepwise, &R::boolean)},
+      {"static", set(&C::static_metrics, &R::metrics)},
+      {"workload", set(&C::workload_metrics, &R::metrics)},
+      {"metrics", set(&C::metrics, &R::metrics)},
+      {"pre", set(&C::pre, &R::names)},
+      {"post", set(&C::post, &R::names)},
+      {"activation_modules", set(&C::activation_modules, &R::names)},
+      {"connection_modules", set(&C::connection_modules, &R::names)},
+      {"shuffle_seed", set(&C::shuffle_seed, &R::seed)},
+      {"threads", set(&C::threads, &R::thread_count)},
+      {"warmup", set(&C::warmup, &R::non_negative)},
+      {"runs", set(&C::runs, &R::non_negative)},
+      {"min_time", set(&C::min_time, &R::seconds)},
+      {"latency_batch_size", set(&C::latency_batch_size, &R::non_negative)},
+      {"startup_runs", set(&C::startup_runs, &R::positive)},
+      {"quiet", set(&C::quiet, &R::boolean)},
+      {"verbose", set(&C::verbose, &R::boolean)},
+      {"outputs", set(&C::outputs, &R::outputs)},
+  };
+  return table;
+}
+
+// The ranges of BenchmarkConfig's fields, checked for values from any source.
+void check(const BenchmarkConfig& c, const std::string& source) {
+  const auto wrong = [&](const char* key, const char* expected, const auto& value) {
+    throw UsageError(fmt::format("{}: '{}' must be {}, got {}", source, key, expected, value));
+  };
+  if (c.batch_size <= 0) wrong("batch_size", "a positive integer", c.batch_size);
+  if (c.threads <= 0) wrong("threads", "a positive integer", c.threads);
+  if (c.warmup < 0) wrong("warmup", "an integer >= 0", c.warmup);
+  if (c.runs < 0 || c.runs > TimingOptions::kMaxRuns) {
+    const std::string range = fmt::format("an integer from 0 (as many as fit in min_time) to {}",
+                                          TimingOptions::kMaxRuns);
+    wrong("runs", range.c_str(), c.runs);
+  }
+  if (!(c.min_time >= 0) || !std::isfinite(c.min_time)) {
+    wrong("min_time", "a number of seconds >= 0", c.min_time);
+  }
+  if (c.latency_batch_size < 0)
+    wrong("latency_batch_size", "an integer >= 0", c.latency_batch_size);
+  if (c.startup_runs <= 0) wrong("startup_runs", "a positive integer", c.startup_runs);
+  const std::pair<const char*, const std::vector<MetricSpec>*> lists[] = {
+      {"static", &c.static_metrics}, {"workload", &c.workload_metrics}, {"metrics", &c.metrics}};
+  for (const auto& [key, specs] : lists) {
+    for (std::size_t i = 0; i < specs->size(); ++i) {
+      const MetricSpec& spec = (*specs)[i];
+      const std::string field = fmt::format("{}[{}]", key, i);
+      if (spec.name.empty()) wrong(field.c_str(), "a metric with a name", "\"\"");
+      if (!spec.options.is_object()) {
+        wrong((field + ".options").c_str(), "an object", spec.options.dump());
+      }
+    }
+  }
+}
+
+Json metrics_json(const std::vector<MetricSpec>& specs) {
+  Json out = Json::array();
+  for (const auto& spec : specs) {
+    if (spec.options.empty()) {
+      out.push_back(spec.name);
+    } else {
+      out.push_back(Json{{"name", spec.name}, {"options", spec.options}});
+    }
+  }
+  return out;
+}
+
+Json names_json(const std::vector<std::string>& names) { return Json(names); }
+
+// A path as a config file in `folder` holds it: relative to the folder when it lies in it
+// (so that the folder can be moved whole), absolute otherwise.
+fs::path path_in_file(const fs::path& p, const fs::path& folder) {
+  if (p.empty()) return p;
+  const fs::path absolute = fs::absolute(p).lexically_normal();
+  fs::path dir = fs::absolute(folder).lexically_normal();
+  if (!dir.has_filename()) dir = dir.parent_path();  // "/a/b/" -> "/a/b"
+  const fs::path relative = absolute.lexically_relative(dir);
+  if (!relative.empty() && *relative.begin() != "..") return relative;
+  return absolute;
+}
+
+}  // namespace
+
+void BenchmarkConfig::validate() const { check(*this, "config"); }
+
+const char* BenchmarkConfig::keys() { return kKnownKeys; }
+
+BenchmarkConfig BenchmarkConfig::from_json(const Json& json, const fs::path& base,
+                                           const std::string& source) {
+  if (!json.is_object())
+    throw UsageError(fmt::format("{}: a config must be a JSON object", source));
+  const Reader reader{source, base};
+  BenchmarkConfig config;
+  for (const auto& [key, value] : json.items()) {
+    if (key == "_comment" && value.is_string()) config.comment = value.get<std::string>();
+    if (key.rfind('_', 0) == 0) continue;  // "_comment" and other notes
+    const auto it = setters().find(key);
+    if (it == setters().end()) {
+      throw UsageError(fmt::format("{}: unknown key '{}' (known: {})", source, key, kKnownKeys));
+    }
+    it->second(config, reader, key, value);
+  }
+  check(config, source);
+  return config;
+}
+
+BenchmarkConfig BenchmarkConfig::read(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) throw InputError(fmt::format("{}: no such config file", file.string()));
+  Json json;
+  try {
+    json = Json::parse(in, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+  } catch (const Json::parse_error& e) {
+    throw InputError(fmt::format("{}: not valid JSON: {}", file.string(), e.what()));
+  }
+  return from_json(json, file.has_parent_path() ? file.parent_path() : fs::path("."),
+                   file.string());
+}
+
+Json BenchmarkConfig::to_json() const {
+  const BenchmarkConfig d;
+  Json j = Json::object();
+  if (!comment.empty()) j["_comment"] = comment;
+  if (!model.empty()) j["model"] = model.string();
+  if (!data.empty()) j["data"] = data.string();
+  j["batch_size"] = batch_size;
+  if (stepwise != d.stepwise) j["stepwise"] = stepwise;
+  if (!static_metrics.empty()) j["static"] = metrics_json(static_metrics);
+  if (!workload_metrics.empty()) j["workload"] = metrics_json(workload_metrics);
+  if (!metrics.empty()) j["metrics"] = metrics_json(metrics);
+  if (!pre.empty()) j["pre"] = names_json(pre);
+  if (!post.empty()) j["post"] = names_json(post);
+  if (!activation_modules.empty()) j["activation_modules"] = names_json(activation_modules);
+  if (!connection_modules.empty()) j["connection_modules"] = names_json(connection_modules);
+  if (shuffle_seed) j["shuffle_seed"] = *shuffle_seed;
+  if (threads != d.threads) j["threads"] = threads;
+  if (warmup != d.warmup) j["warmup"] = warmup;
+  if (runs != d.runs) j["runs"] = runs;
+  if (min_time != d.min_time) j["min_time"] = min_time;
+  if (latency_batch_size != d.latency_batch_size) j["latency_batch_size"] = latency_batch_size;
+  if (startup_runs != d.startup_runs) j["startup_runs"] = startup_runs;
+  if (quiet != d.quiet) j["quiet"] = quiet;
+  if (verbose != d.verbose) j["verbose"] = verbose;
+  Json files = Json::object();
+  if (!outputs.json.empty()) files["json"] = outputs.json.string();
+  if (!outputs.csv.empty()) files["csv"] = outputs.csv.string();
+  if (!outputs.text.empty()) files["text"] = outputs.text.string();
+  if (!files.empty()) j["outputs"] = files;
+  return j;
+}
+
+void BenchmarkConfig::write(const fs::path& file) const {
+  validate();
+  const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  BenchmarkConfig in_file = *this;
+  for (fs::path* p : {&in_file.model, &in_file.data, &in_file.outputs.json, &in_file.outputs.csv,
+                      &in_file.outputs.text}) {
+    *p = path_in_file(*p, folder);
+  }
+  write_file_atomically(file, in_file.to_json().dump(2) + "\n");
+}
+
+LoaderOptions BenchmarkConfig::loader_options() const {
+  LoaderOptions options;
+  options.batch_size = batch_size;
+  options.shuffle_seed = shuffle_seed;
+  return options;
+}
+
+RunOptions BenchmarkConfig::run_options() const {
+  RunOptions options;
+  options.quiet = quiet;
+  options.verbose = verbose;
+  options.timing.warmup = warmup;
+  options.timing.runs = runs;
+  options.timing.min_time_s = min_time;
+  options.timing.batch_size = latency_batch_size;
+  options.timing.startup_runs = startup_runs;
+  return options;
+}
+
+}  // namespace neurobench

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+// Metrics as the command line writes them: `Name` or `Name:key=value,key=value`.
+#include <neurobench/config.hpp>
+
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <neurobench/errors.hpp>
+
+namespace neurobench {
+namespace {
+
+constexpr const char* kForm = "write Name or Name:key=value,key=value";
+
+[[noreturn]] void bad(std::string_view text, const std::string& why) {
+  throw UsageError(fmt::format("metric '{}': {} ({})", text, why, kForm));
+}
+
+std::string_view trim(std::string_view s) {
+  const auto first = s.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t") + 1 - first);
+}
+
+// Splits at the commas outside brackets, braces and double-quoted strings, so that JSON
+// values such as [1,2] or "a,b" stay whole.
+std::vector<std::string_view> split_top_level(std::string_view text) {
+  std::vector<std::string_view> pieces;
+  int depth = 0;
+  bool quoted = false;
+  bool escaped = false;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (quoted) {
+      if (escaped) {
+        escaped = false;
+      } else if (ch == '\\') {
+        escaped = true;
+      } else if (ch == '"') {
+        quoted = false;
+      }
+    } else if (ch == '"') {
+      quoted = true;
+    } else if (ch == '[' || ch == '{') {
+      ++depth;
+    } else if ((ch == ']' || ch == '}') && depth > 0) {
+      --depth;
+    } else if (ch == ',' && depth == 0) {
+      pieces.push_back(text.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  pieces.push_back(text.substr(start));
+  return pieces;
+}
+
+// JSON when the text parses as JSON (3, true, [1,2], "quoted"), else the text as a string.
+Json option_value(std::string_view text) {
+  Json value = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) return Json(std::string(text));
+  return value;
+}
+
+void check_name(std::string_view text, std::string_view name) {
+  if (name.empty()) bad(text, "no metric name");
+  if (name.find_first_of("=, \t") != std::string_view::npos) {
+    const bool option = name.find('=') != std::string_view::npos;
+    bad(text, fmt::format("'{}' is not a metric name{}", name,
+                          option ? "; options follow a ':' after the name" : ""));
+  }
+}
+
+}  // namespace
+
+MetricSpec parse_metric_spec(std::string_view text) {
+  const std::size_t colon = text.find(':');
+  const std::string_view name = trim(text.substr(0, colon));
+  check_name(text, name);
+  MetricSpec spec{std::string(name), Json::object()};
+  if (colon == std::string_view::npos) return spec;
+  const std::string_view options = text.substr(colon + 1);
+  if (trim(options).empty()) bad(text, "no options after ':'");
+  for (const std::string_view piece : split_top_level(options)) {
+    const std::string_view option = trim(piece);
+    if (option.empty()) bad(text, "an empty option (two commas in a row, or one at the end)");
+    const std::size_t eq = option.find('=');
+    if (eq == std::string_view::npos) {
+      bad(text, fmt::format("option '{}' has no value (key=value)", option));
+    }
+    const std::string key(trim(option.substr(0, eq)));
+    const std::string_view value = trim(option.substr(eq + 1));
+    if (key.empty()) bad(text, fmt::format("option '{}' has no key before '='", option));
+    if (value.empty()) bad(text, fmt::format("option '{}' has no value after '='", key));
+    if (spec.options.contains(key)) bad(text, fmt::format("option '{}' is given twice", key));
+    spec.options[key] = option_value(value);
+  }
+  return spec;
+}
+
+std::vector<MetricSpec> parse_metric_specs(std::string_view list) {
+  // One string per metric: a piece with '=' before any ':' continues the metric before it.
+  std::vector<std::string> metrics;
+  for (const std::string_view raw : split_top_level(list)) {
+    const std::string_view piece = trim(raw);
+    if (piece.empty()) {
+      throw UsageError(
+          fmt::format("metrics '{}': an empty name (two commas in a row, or one at "
+                      "an end)",
+                      list));
+    }
+    const std::size_t eq = piece.find('=');
+    const std::size_t colon = piece.find(':');
+    const bool option =
+        eq != std::string_view::npos && (colon == std::string_view::npos || eq < colon);
+    if (!option) {
+      metrics.emplace_back(piece);
+      continue;
+    }
+    if (metrics.empty() || metrics.back().find(':') == std::string::npos) {
+      throw UsageError(
+          fmt::format("metrics '{}': option '{}' follows no metric with options "
+                      "(write Name:{})",
+                      list, piece, piece));
+    }
+    metrics.back() += ",";
+    metrics.back() += piece;
+  }
+  std::vector<MetricSpec> out;
+  out.reserve(metrics.size());
+  for (const auto& m : metrics) out.push_back(parse_metric_spec(m));
+  return out;
+}
+
+std::string format_metric_spec(const MetricSpec& spec) {
+  std::string out = spec.name;
+  char separator = ':';
+  for (const auto& [key, value] : spec.options.items()) {
+    out += fmt::format("{}{}={}", separator, key, value.dump());
+    separator = ',';
+  }
+  return out;
+}
+
+}  // namespace neurobench

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: Apache-2.0
+// BenchmarkConfig: read, validate and write configs; metrics as `Name:key=value` (config.hpp).
+#include <neurobench/config.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include <neurobench/errors.hpp>
+
+#include "support.hpp"
+
+using neurobench::BenchmarkConfig;
+using neurobench::Json;
+using neurobench::MetricSpec;
+using neurobench::parse_metric_spec;
+using neurobench::parse_metric_specs;
+using neurobench::UsageError;
+
+namespace {
+namespace fs = std::filesystem;
+
+void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+// A config that sets every key to a value other than its default.
+BenchmarkConfig every_key(const fs::path& dir) {
+  BenchmarkConfig c;
+  c.comment = "every key";
+  c.model = dir / "models" / "net.pt";
+  c.data = dir / "test.npz";
+  c.batch_size = 16;
+  c.stepwise = true;
+  c.static_metrics = {{"Footprint"}, {"ConnectionSparsity"}};
+  c.workload_metrics = {{"ClassificationAccuracy"}, {"SynapticOperations"}};
+  c.metrics = {{"Latency", Json{{"percentiles", {50, 99}}, {"mode", "fast"}}}, {"DenseMACs"}};
+  c.pre = {"Flatten"};
+  c.post = {"ChooseMaxCount"};
+  c.activation_modules = {"ReLU", "Leaky"};
+  c.connection_modules = {"Linear"};
+  c.shuffle_seed = 42;
+  c.threads = 2;
+  c.warmup = 1;
+  c.runs = 20;
+  c.min_time = 0.25;
+  c.latency_batch_size = 1;
+  c.startup_runs = 3;
+  c.quiet = true;
+  c.verbose = true;
+  c.outputs.json = dir / "out" / "results.json";
+  c.outputs.csv = dir / "results.csv";
+  c.outputs.text = "/elsewhere/results.txt";
+  return c;
+}
+
+void require_equal(const BenchmarkConfig& a, const BenchmarkConfig& b) {
+  // to_json() holds every field; paths compared as written.
+  REQUIRE(a.to_json().dump(2) == b.to_json().dump(2));
+}
+
+// The message of the UsageError that reading `text` as a config file throws.
+std::string read_error(const neurobench::test::TempDir& dir, const std::string& text) {
+  write(dir / "bad.json", text);
+  try {
+    (void)BenchmarkConfig::read(dir / "bad.json");
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  FAIL("no UsageError for " << text);
+  return {};
+}
+}  // namespace
+
+TEST_CASE("a config survives read, write and read again, every key set", "[config]") {
+  neurobench::test::TempDir dir;
+  const BenchmarkConfig original = every_key(dir.path());
+  original.write(dir / "a.json");
+  const BenchmarkConfig first = BenchmarkConfig::read(dir / "a.json");
+  require_equal(first, original);
+  first.write(dir / "b.json");
+  const BenchmarkConfig second = BenchmarkConfig::read(dir / "b.json");
+  require_equal(second, first);
+  REQUIRE(second.metrics[0].options == Json{{"percentiles", {50, 99}}, {"mode", "fast"}});
+  REQUIRE(*second.shuffle_seed == 42);
+  REQUIRE(second.min_time == 0.25);
+}
+
+TEST_CASE("written paths in the config's folder are relative to it, others absolute", "[config]") {
+  neurobench::test::TempDir dir;
+  every_key(dir.path()).write(dir / "bench.json");
+  const auto json = Json::parse(neurobench::test::read_file(dir / "bench.json"));
+  CHECK(json["model"] == "models/net.pt");
+  CHECK(json["data"] == "test.npz");
+  CHECK(json["outputs"]["json"] == "out/results.json");
+  CHECK(json["outputs"]["text"] == "/elsewhere/results.txt");
+  // A path outside the folder is absolute, and names the same file when read back.
+  BenchmarkConfig c;
+  c.model = dir / "m.pt";
+  fs::create_directories(dir / "sub");
+  c.write(dir / "sub" / "bench.json");
+  const auto sub = Json::parse(neurobench::test::read_file(dir / "sub" / "bench.json"));
+  CHECK(sub["model"] == (dir / "m.pt").string());
+  CHECK(BenchmarkConfig::read(dir / "sub" / "bench.json").model == dir / "m.pt");
+}
+
+TEST_CASE(
+    "to_json writes the keys set, in the documented order, metrics with options as "
+    "objects",
+    "[config]") {
+  BenchmarkConfig c;
+  c.model = "net.pt";
+  c.data = "test.npz";
+  c.static_metrics = {{"Footprint"}};
+  c.metrics = {{"Latency", Json{{"runs", 5}}}};
+  c.outputs.json = "results.json";
+  CHECK(c.to_json().dump() ==
+        R"({"model":"net.pt","data":"test.npz","batch_size":64,"static":["Footprint"],)"
+        R"("metrics":[{"name":"Latency","options":{"runs":5}}],)"
+        R"("outputs":{"json":"results.json"}})");
+  CHECK(BenchmarkConfig().to_json().dump() == R"({"batch_size":64})");
+}
+
+TEST_CASE("configs written before metric options still read the same", "[config]") {
+  neurobench::test::TempDir dir;
+  write(dir / "old.json", R"({
+    "_comment": "Mackey-Glass tau 17, repeat 0",
+    "_metrics": "notes are ignored",
+    // comments too
+    "model": "esn.pt",
+    "data": "../data/esn.npz",
+    "batch_size": 750,
+    "static": ["Footprint", "ConnectionSparsity"],
+    "workload": ["SMAPE", "ActivationSparsity", "SynapticOperations"],
+    "metrics": ["ModelFileSize", "Latency"],
+    "latency_batch_size": 1,
+    "outputs": {"json": "esn_results.json"}
+  })");
+  const BenchmarkConfig c = BenchmarkConfig::read(dir / "old.json");
+  CHECK(c.comment == "Mackey-Glass tau 17, repeat 0");
+  CHECK(c.model == dir / "esn.pt");
+  CHECK(c.data == (dir.path().parent_path() / "data" / "esn.npz"));
+  CHECK(c.batch_size == 750);
+  REQUIRE(c.workload_metrics.size() == 3);
+  CHECK(c.workload_metrics[2].name == "SynapticOperations");
+  CHECK(c.workload_metrics[2].options == Json::object());
+  CHECK(c.metrics[1].name == "Latency");
+  CHECK(c.latency_batch_size == 1);
+  CHECK(c.warmup == 3);  // the default
+  CHECK(c.outputs.json == dir / "esn_results.json");
+}
+
+TEST_CASE("a metric in a config is a name or an object with name and options", "[config]") {
+  const BenchmarkConfig c = BenchmarkConfig::from_json(Json::parse(
+      R"({"workload": ["SMAPE", {"name": "Latency", "options": {"runs": 5}}, {"name": "MSE"}]})"));
+  REQUIRE(c.workload_metrics.size() == 3);
+  CHECK(c.workload_metrics[0].name == "SMAPE");
+  CHECK(c.workload_metrics[1].name == "Latency");
+  CHECK(c.workload_metrics[1].options == Json{{"runs", 5}});
+  CHECK(c.workload_metrics[2].options == Json::object());
+}
+
+TEST_CASE("config errors name the file and the field", "[config]") {
+  neurobench::test::TempDir dir;
+  const std::string file = (dir / "bad.json").string();
+  struct Case {
+    std::string text;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {R"({"batchsize": 3})", "unknown key 'batchsize'"},
+      {R"({"batch_size": "4"})", "'batch_size' must be a positive integer, got \"4\""},
+      {R"({"batch_size": 0})", "'batch_size' must be a positive integer, got 0"},
+      {R"({"stepwise": 1})", "'stepwise' must be true or false"},
+      {R"({"workload": "MSE"})", "'workload' must be a list of names"},
+      {R"({"workload": ["MSE", 3]})", "'workload' must be a list of names"},
+      {R"({"static": [{"options": {}}]})", "'static[0]' must be a metric name or an object"},
+      {R"({"static": [{"name": "Footprint", "option": {}}]})", "unknown key 'static[0].option'"},
+      {R"({"metrics": [{"name": "Latency", "options": [1]}]})",
+       "'metrics[0].options' must be an object, got [1]"},
+      {R"({"metrics": ["Latency:runs=5"]})",
+       R"(a config writes {"name":"Latency","options":{"runs":5}})"},
+      {R"({"metrics": [""]})", "'metrics[0]' must be a metric name"},
+      {R"({"runs": 2000000})", "'runs' must be an integer from 0"},
+      {R"({"min_time": -1})", "'min_time' must be a number of seconds >= 0"},
+      {R"({"threads": 0})", "'threads' must be a positive integer"},
+      {R"({"shuffle_seed": -1})", "'shuffle_seed' must be a non-negative integer"},
+      {R"({"outputs": {"xml": "a.xml"}})", "unknown key 'outputs.xml'"},
+      {R"({"outputs": {"json": 3}})", "'outputs.json' must be a string"},
+      {"[1, 2]", "a config must be a JSON object"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    const std::string message = read_error(dir, c.text);
+    CHECK_THAT(message, Catch::StartsWith(file + ": "));
+    CHECK_THAT(message, Catch::Contains(c.says));
+  }
+}
+
+TEST_CASE("a missing or unparsable config file is an InputError naming it", "[config]") {
+  neurobench::test::TempDir dir;
+  REQUIRE_THROWS_AS(BenchmarkConfig::read(dir / "missing.json"), neurobench::InputError);
+  REQUIRE_THROWS_WITH(BenchmarkConfig::read(dir / "missing.json"),
+                      Catch::Contains("missing.json") && Catch::Contains("no such config file"));
+  write(dir / "broken.json", "{not json");
+  REQUIRE_THROWS_AS(BenchmarkConfig::read(dir / "broken.json"), neurobench::InputError);
+  REQUIRE_THROWS_WITH(BenchmarkConfig::read(dir / "broken.json"),
+                      Catch::Contains("broken.json") && Catch::Contains("not valid JSON"));
+}
+
+TEST_CASE("validate names the field out of range, and write refuses such a config", "[config]") {
+  neurobench::test::TempDir dir;
+  BenchmarkConfig c;
+  c.startup_runs = 0;
+  REQUIRE_THROWS_AS(c.validate(), UsageError);
+  REQUIRE_THROWS_WITH(c.validate(), Catch::Contains("'startup_runs' must be a positive integer"));
+  REQUIRE_THROWS_AS(c.write(dir / "bench.json"), UsageError);
+  REQUIRE_FALSE(fs::exists(dir / "bench.json"));
+  c = BenchmarkConfig();
+  c.workload_metrics = {{""}};
+  REQUIRE_THROWS_WITH(c.validate(), Catch::Contains("'workload[0]'"));
+  c = BenchmarkConfig();
+  c.metrics = {{"Latency", Json::array({1})}};
+  REQUIRE_THROWS_WITH(c.validate(), Catch::Contains("'metrics[0].options' must be an object"));
+  REQUIRE_NOTHROW(BenchmarkConfig().validate());
+}
+
+TEST_CASE("a config cannot be written into a folder that does not exist", "[config]") {
+  neurobench::test::TempDir dir;
+  REQUIRE_THROWS_AS(BenchmarkConfig().write(dir / "no" / "bench.json"), neurobench::InputError);
+}
+
+TEST_CASE("loader and run options come from the config", "[config]") {
+  BenchmarkConfig c = every_key("/tmp");
+  const neurobench::LoaderOptions loader = c.loader_options();
+  CHECK(loader.batch_size == 16);
+  CHECK(*loader.shuffle_seed == 42);
+  const neurobench::RunOptions run = c.run_options();
+  CHECK(run.quiet);
+  CHECK(run.verbose);
+  CHECK(run.timing.warmup == 1);
+  CHECK(run.timing.runs == 20);
+  CHECK(run.timing.min_time_s == 0.25);
+  CHECK(run.timing.batch_size == 1);
+  CHECK(run.timing.startup_runs == 3);
+}
+
+TEST_CASE("a metric on the command line is a name, options after a colon",
+          "[config][metric_spec]") {
+  const MetricSpec plain = parse_metric_spec("Footprint");
+  CHECK(plain.name == "Footprint");
+  CHECK(plain.options == Json::object());
+
+  const MetricSpec spec =
+      parse_metric_spec("Latency:runs=5,scale=0.5,exact=true,off=false,sizes=[1,2],mode=fast");
+  CHECK(spec.name == "Latency");
+  CHECK(spec.options["runs"] == 5);
+  CHECK(spec.options["runs"].is_number_integer());
+  CHECK(spec.options["scale"] == 0.5);
+  CHECK(spec.options["exact"] == true);
+  CHECK(spec.options["off"] == false);
+  CHECK(spec.options["sizes"] == Json::array({1, 2}));
+  CHECK(spec.options["mode"] == "fast");
+  // Options keep their order; quoted values are JSON strings, commas and colons included.
+  CHECK(spec.options.begin().key() == "runs");
+  CHECK(parse_metric_spec(R"(M:label="a,b:c",n="3")").options ==
+        Json{{"label", "a,b:c"}, {"n", "3"}});
+  CHECK(parse_metric_spec("M:path=/tmp/a=b").options["path"] == "/tmp/a=b");
+  CHECK(parse_metric_spec("M:o={\"a\":1,\"b\":[2,3]}").options["o"] ==
+        Json{{"a", 1}, {"b", {2, 3}}});
+}
+
+TEST_CASE("bad metric forms are UsageErrors that quote them", "[config][metric_spec]") {
+  struct Case {
+    std::string text;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {"Name:", "no options after ':'"},
+      {"Name:k", "option 'k' has no value"},
+      {"Name:k=", "option 'k' has no value after '='"},
+      {":k=v", "no metric name"},
+      {"", "no metric name"},
+      {"Name:=3", "has no key before '='"},
+      {"Name:k=1,,j=2", "an empty option"},
+      {"Name:k=1,k=2", "option 'k' is given twice"},
+      {"Name=3", "options follow a ':'"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    REQUIRE_THROWS_AS(parse_metric_spec(c.text), UsageError);
+    REQUIRE_THROWS_WITH(parse_metric_spec(c.text),
+                        Catch::Contains("'" + c.text + "'") && Catch::Contains(c.says));
+  }
+}
+
+TEST_CASE("a list of metrics splits at commas that do not continue options",
+          "[config][metric_spec]") {
+  const auto specs = parse_metric_specs("Footprint, Latency:runs=5,percentiles=[50,99],SMAPE");
+  REQUIRE(specs.size() == 3);
+  CHECK(specs[0].name == "Footprint");
+  CHECK(specs[1].name == "Latency");
+  CHECK(specs[1].options == Json{{"runs", 5}, {"percentiles", {50, 99}}});
+  CHECK(specs[2].name == "SMAPE");
+  CHECK(specs[2].options == Json::object());
+
+  REQUIRE_THROWS_WITH(parse_metric_specs("Footprint,k=1"),
+                      Catch::Contains("option 'k=1' follows no metric with options"));
+  REQUIRE_THROWS_WITH(parse_metric_specs("k=1"), Catch::Contains("follows no metric"));
+  REQUIRE_THROWS_WITH(parse_metric_specs("A,,B"), Catch::Contains("an empty name"));
+  REQUIRE_THROWS_WITH(parse_metric_specs("A,Name:"), Catch::Contains("no options after ':'"));
+}
+
+TEST_CASE("format_metric_spec writes what parse_metric_spec reads", "[config][metric_spec]") {
+  const MetricSpec spec{"Latency", Json{{"runs", 5}, {"mode", "fast"}, {"sizes", {1, 2}}}};
+  CHECK(neurobench::format_metric_spec(spec) == R"(Latency:runs=5,mode="fast",sizes=[1,2])");
+  const MetricSpec back = parse_metric_spec(neurobench::format_metric_spec(spec));
+  CHECK(back.name == spec.name);
+  CHECK(back.options == spec.options);
+  CHECK(neurobench::format_metric_spec({"Footprint"}) == "Footprint");
+}
