@@ -73,12 +73,18 @@ TEST_CASE("a user's metric registered with the macro is found by name in its fam
 TEST_CASE("registering a name twice is a UsageError", "[metrics][registry]") {
   neurobench::Registry<neurobench::WorkloadMetric> r("workload metric");
   const auto mse = [] { return std::make_unique<neurobench::metrics::MSE>(); };
-  r.add({"Thing", ""}, mse);
-  REQUIRE_THROWS_AS(r.add({"thing", ""}, mse), neurobench::UsageError);
-  REQUIRE_THROWS_WITH(r.add({"THING", ""}, mse), Catch::Contains("already registered"));
-  REQUIRE_THROWS_AS(r.add({"_", ""}, mse), neurobench::UsageError);
-  REQUIRE_THROWS_AS(r.add({"Other", ""}, neurobench::Registry<neurobench::WorkloadMetric>::Factory{}),
-                    neurobench::UsageError);
+  const auto named = [](const char* name) {
+    neurobench::PluginDescription d;
+    d.name = name;
+    return d;
+  };
+  r.add(named("Thing"), mse);
+  REQUIRE_THROWS_AS(r.add(named("thing"), mse), neurobench::UsageError);
+  REQUIRE_THROWS_WITH(r.add(named("THING"), mse), Catch::Contains("already registered"));
+  REQUIRE_THROWS_AS(r.add(named("_"), mse), neurobench::UsageError);
+  REQUIRE_THROWS_AS(
+      r.add(named("Other"), neurobench::Registry<neurobench::WorkloadMetric>::Factory{}),
+      neurobench::UsageError);
 }
 
 TEST_CASE("every built-in metric and processor is listed with a description",
