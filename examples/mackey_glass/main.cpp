@@ -37,6 +37,7 @@
 
 namespace fs = std::filesystem;
 namespace mg = neurobench::examples::mackey_glass;
+namespace nbm = neurobench::metrics;
 using neurobench::Json;
 using neurobench::datasets::MackeyGlass;
 using neurobench::datasets::MackeyGlassOptions;
@@ -277,8 +278,9 @@ int run(const Args& args) {
       r.footprint = number(results.values, "Footprint");
       r.connection_sparsity = number(results.values, "ConnectionSparsity");
       r.activation_sparsity = number(results.values, "ActivationSparsity");
-      r.dense = number(results.values, "SynapticOperations", "Dense");
-      r.macs = number(results.values, "SynapticOperations", "Effective_MACs");
+      r.dense = number(results.values, nbm::names::kSynapticOperations, nbm::keys::kDense);
+      r.macs = number(results.values, nbm::names::kSynapticOperations,
+                      nbm::keys::kEffectiveMACs);
       r.seconds = seconds_since(run_start) + (repeat == 0 ? series_seconds : 0.0);
       rows.push_back(r);
       if (!args.quiet) print_row(r, options.offset_points());
