@@ -30,6 +30,7 @@
 #include <neurobench/errors.hpp>
 #include <neurobench/io/npy.hpp>
 #include <neurobench/io/npz.hpp>
+#include <neurobench/metrics/keys.hpp>
 #include <neurobench/model/model.hpp>
 #include <neurobench/reporters/results.hpp>
 
