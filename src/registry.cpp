@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "registry_source.hpp"
+#include "util/text.hpp"
 
 namespace neurobench {
 
@@ -61,13 +62,6 @@ std::string option_names(const PluginDescription& plugin) {
   std::string names;
   for (const auto& o : plugin.options) names += (names.empty() ? "" : ", ") + o.name;
   return names;
-}
-
-// A short excerpt of a value for messages.
-std::string excerpt(const Json& value) {
-  std::string text = value.dump();
-  if (text.size() > 60) text = text.substr(0, 57) + "...";
-  return text;
 }
 
 }  // namespace
@@ -170,7 +164,7 @@ Json complete_options(const PluginDescription& plugin, const Json& options,
                       const std::string& family) {
   if (!options.is_null() && !options.is_object()) {
     throw UsageError(fmt::format("{} '{}': options must be an object of name: value, got {}",
-                                 family, plugin.name, excerpt(options)));
+                                 family, plugin.name, json_excerpt(options)));
   }
   if (options.is_object()) {
     for (const auto& [key, value] : options.items()) {
@@ -186,7 +180,7 @@ Json complete_options(const PluginDescription& plugin, const Json& options,
       if (!has_type(value, it->type)) {
         throw UsageError(fmt::format("{} '{}': option '{}' must be {} {}, got {}", family,
                                      plugin.name, key, it->type == "integer" ? "an" : "a",
-                                     it->type, excerpt(value)));
+                                     it->type, json_excerpt(value)));
       }
     }
   }

@@ -5,16 +5,11 @@
 #include <neurobench/errors.hpp>
 #include <neurobench/metrics/metric.hpp>
 
+#include "util/text.hpp"
+
 namespace neurobench {
 
 namespace {
-
-// Quotes at most a short excerpt of a value in messages.
-std::string excerpt(const Json& value) {
-  std::string text = value.dump();
-  if (text.size() > 60) text = text.substr(0, 57) + "...";
-  return text;
-}
 
 // Adds `value * weight` into `sum` (numbers, or objects of numbers key by key).
 void add_weighted(Json& sum, const Json& value, double weight, const std::string& metric) {
@@ -36,7 +31,7 @@ void add_weighted(Json& sum, const Json& value, double weight, const std::string
   throw MetricError(
       fmt::format("{}: a plain workload metric must give a number or an object of "
                   "numbers, got {}",
-                  metric, excerpt(value)));
+                  metric, detail::json_excerpt(value)));
 }
 
 }  // namespace

@@ -29,4 +29,10 @@ std::string printable(std::string_view text, std::size_t max_chars) {
   return out;
 }
 
+std::string json_excerpt(const Json& value) {
+  std::string text = value.dump();
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return text;
+}
+
 }  // namespace neurobench::detail

@@ -11,6 +11,8 @@
 
 #include <c10/util/ArrayRef.h>
 
+#include <neurobench/json.hpp>
+
 namespace at {
 class Tensor;
 }  // namespace at
@@ -27,5 +29,7 @@ namespace neurobench::detail {
 /// outside printable ASCII become `?`, trailing spaces and newlines go, and text longer than
 /// `max_chars` is cut and ends in `...`.
 [[nodiscard]] std::string printable(std::string_view text, std::size_t max_chars = 160);
+/// A JSON value for messages: its text, cut to 60 characters with `...`.
+[[nodiscard]] std::string json_excerpt(const Json& value);
 
 }  // namespace neurobench::detail
