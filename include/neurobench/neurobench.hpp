@@ -16,6 +16,7 @@
 #include <neurobench/io/idx.hpp>
 #include <neurobench/io/npy.hpp>
 #include <neurobench/io/npz.hpp>
+#include <neurobench/io/output_file.hpp>
 #include <neurobench/json.hpp>
 #include <neurobench/metrics/builtin.hpp>
 #include <neurobench/metrics/description.hpp>
