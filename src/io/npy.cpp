@@ -22,8 +22,10 @@
 
 #include <neurobench/errors.hpp>
 #include <neurobench/io/npy.hpp>
+#include <neurobench/io/output_file.hpp>
 
 #include "io/byte_order.hpp"
+#include "io/input_file.hpp"
 #include "io/npy_header.hpp"
 #include "util/text.hpp"
 
@@ -215,21 +217,13 @@ torch::Tensor load_npy(const std::filesystem::path& path) {
 
 void save_npy(const std::filesystem::path& path, const torch::Tensor& array) {
   const detail::NpyBlob blob = detail::prepare_npy(array, path.string());
-  errno = 0;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    throw InputError(
-        fmt::format("{}: cannot open for writing: {}", path.string(), detail::errno_text(errno)));
-  }
-  out.write(blob.header.data(), static_cast<std::streamsize>(blob.header.size()));
+  (void)check_output_file(path);  // a bad path fails before the bytes are gathered
+  std::string bytes = blob.header;
   if (blob.nbytes > 0) {
-    out.write(static_cast<const char*>(blob.data.data_ptr()),
-              static_cast<std::streamsize>(blob.nbytes));
+    bytes.append(static_cast<const char*>(blob.data.data_ptr()),
+                 static_cast<std::size_t>(blob.nbytes));
   }
-  out.close();
-  if (!out) {
-    throw InputError(fmt::format("{}: write failed: {}", path.string(), detail::errno_text(errno)));
-  }
+  write_output_file(path, bytes);
 }
 
 }  // namespace neurobench

@@ -3,15 +3,11 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <memory>
-#include <random>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -20,7 +16,9 @@
 #include <zip.h>
 
 #include <neurobench/errors.hpp>
+#include <neurobench/io/output_file.hpp>
 
+#include "io/input_file.hpp"
 #include "io/npy.hpp"
 #include "io/npy_header.hpp"
 #include "util/text.hpp"
@@ -305,29 +303,6 @@ std::vector<NamedArray> read_entries(zip_t* archive, std::uint64_t file_size,
 constexpr std::uint16_t kDosDate1980 = (0 << 9) | (1 << 5) | 1;  // fixed: reproducible files
 constexpr std::uint32_t kUnixFileMode = 0100644u << 16;
 
-/// Writes `bytes` to `path` through a temporary file beside it, renamed over it when complete.
-void write_file_atomically(const std::filesystem::path& path, std::string_view bytes) {
-  std::random_device random;
-  std::filesystem::path temporary = path;
-  temporary += fmt::format(".{:08x}{:08x}.tmp", random(), random());
-  errno = 0;
-  std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    throw InputError(fmt::format("{}: cannot open for writing: {}", path.string(),
-                                 std::generic_category().message(errno)));
-  }
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  std::string failure = !out ? std::generic_category().message(errno) : "";
-  std::error_code ec;
-  if (out) std::filesystem::rename(temporary, path, ec);
-  if (ec) failure = ec.message();
-  if (!failure.empty()) {
-    std::filesystem::remove(temporary, ec);
-    throw InputError(fmt::format("{}: write failed: {}", path.string(), failure));
-  }
-}
-
 /// Adds one stored entry whose bytes are the blob's header and data, read by libzip at close.
 void add_entry(zip_t* archive, const std::string& name, const NpyBlob& blob,
                const std::string& where) {
@@ -354,20 +329,55 @@ void add_entry(zip_t* archive, const std::string& name, const NpyBlob& blob,
   }
 }
 
-/// Writes the archive: libzip writes a temporary file beside `path` and renames it when complete.
-void close_archive(Archive archive, const std::string& where) {
-  if (zip_close(archive.get()) == 0) {
-    (void)archive.release();  // zip_close freed it
-    return;
+/// Frees a libzip source kept alive past its archive (zip_source_keep).
+struct SourceFree {
+  void operator()(zip_source_t* source) const { zip_source_free(source); }
+};
+
+/// The bytes of an archive of the arrays, built by libzip in memory: the file itself is written
+/// by write_output_file(), which replaces only regular files and writes devices and FIFOs in
+/// place (libzip's own file writing renames a temporary file over whatever the path names).
+std::string build_archive(const std::vector<NamedArray>& arrays, const std::vector<NpyBlob>& blobs,
+                          const std::string& where) {
+  ZipError error;
+  zip_source_t* buffer = zip_source_buffer_create(nullptr, 0, 0, error.get());
+  if (buffer == nullptr) {
+    throw InputError(
+        fmt::format("{}: cannot build the archive: {}", where, libzip_text(error.get())));
   }
-  zip_error_t* error = zip_get_error(archive.get());
-  switch (zip_error_code_zip(error)) {
-    case ZIP_ER_TMPOPEN:
-    case ZIP_ER_OPEN:
-      throw InputError(fmt::format("{}: cannot open for writing: {}", where, libzip_text(error)));
-    default:
-      throw InputError(fmt::format("{}: write failed: {}", where, libzip_text(error)));
+  zip_t* opened = zip_open_from_source(buffer, ZIP_CREATE | ZIP_TRUNCATE, error.get());
+  if (opened == nullptr) {
+    zip_source_free(buffer);
+    throw InputError(
+        fmt::format("{}: cannot build the archive: {}", where, libzip_text(error.get())));
   }
+  zip_source_keep(buffer);  // zip_close writes into it; its bytes are read after
+  const std::unique_ptr<zip_source_t, SourceFree> kept(buffer);
+  Archive archive(opened);
+  for (std::size_t i = 0; i < arrays.size(); ++i) {
+    add_entry(archive.get(), arrays[i].first + ".npy", blobs[i],
+              fmt::format("{}: array '{}'", where, printable(arrays[i].first, 200)));
+  }
+  if (zip_close(archive.get()) != 0) {
+    throw InputError(fmt::format("{}: cannot build the archive: {}", where,
+                                 libzip_text(zip_get_error(archive.get()))));
+  }
+  (void)archive.release();  // zip_close freed it
+  zip_stat_t stat;
+  zip_stat_init(&stat);
+  if (zip_source_stat(buffer, &stat) != 0 || (stat.valid & ZIP_STAT_SIZE) == 0 ||
+      zip_source_open(buffer) != 0) {
+    throw InputError(fmt::format("{}: cannot build the archive: {}", where,
+                                 libzip_text(zip_source_error(buffer))));
+  }
+  std::string bytes(static_cast<std::size_t>(stat.size), '\0');
+  const zip_int64_t got = zip_source_read(buffer, bytes.data(), stat.size);
+  zip_source_close(buffer);
+  if (got < 0 || static_cast<zip_uint64_t>(got) != stat.size) {
+    throw InputError(fmt::format("{}: cannot build the archive: {}", where,
+                                 libzip_text(zip_source_error(buffer))));
+  }
+  return bytes;
 }
 
 }  // namespace
@@ -401,6 +411,7 @@ std::vector<NamedArray> load_npz(const std::filesystem::path& path) {
 
 void save_npz(const std::filesystem::path& path, const std::vector<NamedArray>& arrays) {
   const std::string where = path.string();
+  (void)check_output_file(path);  // a bad path fails before the archive is built
   // Check every array before creating the file, so a rejected array leaves nothing behind.
   std::vector<NpyBlob> blobs;
   blobs.reserve(arrays.size());
@@ -420,26 +431,10 @@ void save_npz(const std::filesystem::path& path, const std::vector<NamedArray>& 
   }
   if (arrays.empty()) {
     // libzip deletes an archive left without entries; NumPy's empty archive is its end record.
-    write_file_atomically(path,
-                          std::string_view("PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 22));
+    write_output_file(path, std::string_view("PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 22));
     return;
   }
-  ZipError error;
-  zip_source_t* file = zip_source_file_create(path.c_str(), 0, -1, error.get());
-  zip_t* opened = file != nullptr
-                      ? zip_open_from_source(file, ZIP_CREATE | ZIP_TRUNCATE, error.get())
-                      : nullptr;
-  if (opened == nullptr) {
-    zip_source_free(file);
-    throw InputError(
-        fmt::format("{}: cannot open for writing: {}", where, libzip_text(error.get())));
-  }
-  Archive archive(opened);
-  for (std::size_t i = 0; i < arrays.size(); ++i) {
-    add_entry(archive.get(), arrays[i].first + ".npy", blobs[i],
-              fmt::format("{}: array '{}'", where, printable(arrays[i].first, 200)));
-  }
-  close_archive(std::move(archive), where);
+  write_output_file(path, build_archive(arrays, blobs, where));
 }
 
 }  // namespace neurobench

@@ -1,20 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <neurobench/reporters/results.hpp>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <random>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include <neurobench/errors.hpp>
+#include <neurobench/io/output_file.hpp>
 
 namespace neurobench {
 
@@ -153,53 +149,11 @@ std::string render_table(const Results& results) {
 }
 
 void write_file_atomically(const std::filesystem::path& path, const std::string& contents) {
-  const std::filesystem::path dir =
-      path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) {
-    throw InputError(fmt::format("{}: cannot write: directory {} does not exist", path.string(),
-                                 dir.string()));
-  }
-  std::string tmpl = (dir / ("." + path.filename().string() + ".XXXXXX")).string();
-  std::vector<char> name(tmpl.begin(), tmpl.end());
-  name.push_back('\0');
-  const int fd = mkstemp(name.data());
-  if (fd < 0) {
-    throw InputError(fmt::format("{}: cannot write: {}", path.string(), std::strerror(errno)));
-  }
-  const std::string tmp(name.data());
-  auto fail = [&](const char* what) {
-    const int err = errno;
-    ::close(fd);
-    std::remove(tmp.c_str());
-    throw InputError(fmt::format("{}: cannot write ({}): {}", path.string(), what,
-                                 std::strerror(err)));
-  };
-  std::size_t written = 0;
-  while (written < contents.size()) {
-    const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail("write");
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0) fail("fsync");
-  ::fchmod(fd, 0644);
-  if (::close(fd) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw InputError(fmt::format("{}: cannot write (close): {}", path.string(), std::strerror(err)));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw InputError(fmt::format("{}: cannot write (rename): {}", path.string(), std::strerror(err)));
-  }
+  write_output_file(path, contents);
 }
 
 void save_results(const Results& results, const std::filesystem::path& path, Format format) {
-  write_file_atomically(path, render(results, format));
+  write_output_file(path, render(results, format));
 }
 
 }  // namespace neurobench

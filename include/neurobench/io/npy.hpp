@@ -28,7 +28,9 @@ namespace neurobench {
 ///
 /// The header is padded so the data start on a 64-byte boundary, as NumPy does. The tensor must
 /// be a dense CPU tensor of dtype float16, float32, float64, int8, int16, int32, int64, uint8 or
-/// bool; it need not be contiguous. An existing file is overwritten in place (not atomically).
+/// bool; it need not be contiguous. The file is written as write_output_file() writes
+/// (<neurobench/io/output_file.hpp>): a regular file whole or not at all, through a temporary file
+/// and a rename; a character device or FIFO in place.
 ///
 /// Throws InputError naming the path when the tensor is undefined, not on the CPU, not dense or of
 /// another dtype, or when the file cannot be opened or written.

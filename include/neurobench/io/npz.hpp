@@ -36,8 +36,9 @@ using NamedArray = std::pair<std::string, torch::Tensor>;
 ///
 /// Each pair becomes the entry `<name>.npy`, in the given order, written as by save_npy. ZIP64
 /// records are added only where an array or the archive outgrows 4 GiB. The entries carry a
-/// fixed 1980-01-01 timestamp, so equal inputs give byte-identical files. The archive is written
-/// whole or not at all: to a temporary file beside `path`, renamed over it when complete.
+/// fixed 1980-01-01 timestamp, so equal inputs give byte-identical files. The archive is built in
+/// memory and written as write_output_file() writes (<neurobench/io/output_file.hpp>): a regular
+/// file whole or not at all, through a temporary file and a rename; a device or FIFO in place.
 ///
 /// Throws InputError naming the path when two arrays share a name, a name is longer than 65531
 /// bytes, is not valid UTF-8 or holds a NUL byte, an array is rejected as by save_npy (the message

@@ -34,11 +34,13 @@ enum class Format {
 /// A readable table of the results, for a terminal.
 [[nodiscard]] std::string render_table(const Results& results);
 
-/// Writes `contents` to `path` whole or not at all: into a temporary file beside it, then
-/// renamed into place. Throws InputError naming the path when it cannot be written.
+/// Writes `contents` to `path` as write_output_file() does (<neurobench/io/output_file.hpp>): a
+/// regular file whole or not at all, a device or FIFO in place. Its former name, kept for
+/// existing callers. Throws InputError naming the path when it cannot be written.
 void write_file_atomically(const std::filesystem::path& path, const std::string& contents);
 
-/// Saves results to `path` in `format`, atomically.
+/// Saves results to `path` in `format` with write_output_file(): a regular file whole or not at
+/// all (a temporary file, then a rename), a device or FIFO written in place.
 void save_results(const Results& results, const std::filesystem::path& path, Format format);
 
 }  // namespace neurobench
