@@ -3,16 +3,18 @@
 #include <neurobench/config.hpp>
 
 #include <cmath>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
 #include <optional>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include <neurobench/errors.hpp>
-#include <neurobench/reporters/results.hpp>
+#include <neurobench/io/output_file.hpp>
+
+#include "io/input_file.hpp"
 
 namespace neurobench {
 namespace {
@@ -269,8 +271,7 @@ BenchmarkConfig BenchmarkConfig::from_json(const Json& json, const fs::path& bas
 }
 
 BenchmarkConfig BenchmarkConfig::read(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) throw InputError(fmt::format("{}: no such config file", file.string()));
+  std::istringstream in(detail::read_input_file(file, "config file", kMaxFileBytes));
   Json json;
   try {
     json = Json::parse(in, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
@@ -321,7 +322,7 @@ void BenchmarkConfig::write(const fs::path& file) const {
                       &in_file.outputs.text}) {
     *p = path_in_file(*p, folder);
   }
-  write_file_atomically(file, in_file.to_json().dump(2) + "\n");
+  write_output_file(file, in_file.to_json().dump(2) + "\n");
 }
 
 LoaderOptions BenchmarkConfig::loader_options() const {

@@ -73,9 +73,13 @@ struct BenchmarkConfig {
   [[nodiscard]] static BenchmarkConfig from_json(const Json& json,
                                                  const std::filesystem::path& base = {},
                                                  const std::string& source = "config");
+  /// The largest config file read(): 16 MiB.
+  static constexpr std::uint64_t kMaxFileBytes = std::uint64_t{16} << 20;
+
   /// Reads a config file (JSON; comments allowed); relative paths are taken from its folder.
-  /// Throws InputError naming the file when it is missing or not JSON, and UsageError naming
-  /// the file and the key as from_json() does.
+  /// Throws InputError naming the file when it is missing, not a regular file (a directory, a
+  /// FIFO or a device is refused before it is opened), larger than kMaxFileBytes or not JSON,
+  /// and UsageError naming the file and the key as from_json() does.
   [[nodiscard]] static BenchmarkConfig read(const std::filesystem::path& file);
 
   /// The config as JSON, keys in the documented order: `_comment` when set, `model` and

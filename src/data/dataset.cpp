@@ -11,6 +11,7 @@
 #include <neurobench/errors.hpp>
 #include <neurobench/io/npz.hpp>
 
+#include "io/input_file.hpp"
 #include "util/text.hpp"
 
 namespace neurobench {
@@ -57,6 +58,7 @@ TensorDataset::TensorDataset(torch::Tensor data, torch::Tensor targets,
 }
 
 TensorDataset TensorDataset::from_npz(const std::filesystem::path& path) {
+  (void)detail::check_regular_input(path, "data file");
   auto arrays = load_npz(path);
   torch::Tensor data, targets;
   std::map<std::string, torch::Tensor> extras;

@@ -15,6 +15,7 @@
 #include <neurobench/errors.hpp>
 
 #include "io/byte_order.hpp"
+#include "io/input_file.hpp"
 #include "util/text.hpp"
 
 namespace neurobench {
@@ -43,13 +44,8 @@ const DtypeInfo* find_dtype(std::uint8_t code) {
 // The whole file, decompressed when it is gzip. zlib's gz* functions read plain files as they
 // are ("transparent" mode), so one path serves both.
 std::vector<std::uint8_t> read_all(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
-    throw InputError(fmt::format("{}: no such file", path.string()));
-  }
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    throw InputError(fmt::format("{}: not a regular file", path.string()));
-  }
+  // Checked before opening: a FIFO would block the open, a device never end.
+  (void)detail::check_regular_input(path, "file");
   gzFile file = gzopen(path.c_str(), "rb");
   if (file == nullptr) {
     throw InputError(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));

@@ -122,14 +122,8 @@ torch::Tensor finish_tensor(torch::Tensor stored, const NpyHeader& header,
 }  // namespace
 
 FileReader::FileReader(const std::filesystem::path& path) : where_(path.string()) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (!std::filesystem::exists(status)) throw InputError(fmt::format("{}: no such file", where_));
-  if (std::filesystem::is_directory(status)) {
-    throw InputError(fmt::format("{}: is a directory, expected a file", where_));
-  }
-  size_ = std::filesystem::file_size(path, ec);
-  if (ec) throw InputError(fmt::format("{}: cannot read: {}", where_, ec.message()));
+  // Checked before opening: a FIFO would block the open, a device never end.
+  size_ = check_regular_input(path, "file");
   errno = 0;
   in_.open(path, std::ios::binary);
   if (!in_) throw InputError(fmt::format("{}: cannot open: {}", where_, errno_text(errno)));

@@ -384,6 +384,8 @@ std::string build_archive(const std::vector<NamedArray>& arrays, const std::vect
 
 std::vector<NamedArray> load_npz(const std::filesystem::path& path) {
   const std::string where = path.string();
+  // Before anything opens it: a FIFO would block, a device never end.
+  (void)detail::check_regular_input(path, "file");
   std::uint64_t file_size = 0;
   {
     detail::FileReader file(path);

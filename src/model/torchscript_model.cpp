@@ -16,6 +16,7 @@
 
 #include <neurobench/errors.hpp>
 
+#include "io/input_file.hpp"
 #include "model/instrumentation.hpp"
 #include "model/neuron_state.hpp"
 
@@ -286,10 +287,7 @@ struct TorchScriptModel::Impl {
 
 TorchScriptModel::TorchScriptModel(const std::filesystem::path& path, TorchScriptOptions options)
     : impl_(std::make_unique<Impl>()) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    throw InputError(fmt::format("{}: no such model file", path.string()));
-  }
+  (void)detail::check_regular_input(path, "model file");
   try {
     impl_->module = torch::jit::load(path.string(), c10::Device(c10::kCPU));
   } catch (const c10::Error& e) {

@@ -3,7 +3,6 @@
 #include <neurobench/reporters/run_results.hpp>
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -12,6 +11,8 @@
 #include <fmt/format.h>
 
 #include <neurobench/errors.hpp>
+
+#include "io/input_file.hpp"
 
 namespace neurobench {
 
@@ -115,17 +116,7 @@ RunResults parse_run_results(const ordered_json& document, std::string label,
 
 RunResults load_run_results(const std::filesystem::path& path, std::string label) {
   const std::string name = path.string();
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
-    throw InputError(fmt::format("{}: no such results file", name));
-  }
-  if (std::filesystem::is_directory(path, ec)) {
-    throw InputError(fmt::format("{}: is a directory, not a results file", name));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read the results file", name));
-  std::stringstream text;
-  text << in.rdbuf();
+  std::stringstream text(detail::read_input_file(path, "results file", kMaxResultsFileBytes));
   ordered_json document;
   try {
     document = ordered_json::parse(text.str());

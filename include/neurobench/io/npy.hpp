@@ -15,7 +15,8 @@ namespace neurobench {
 /// array gives a 0-d tensor; an array with a zero dimension gives an empty tensor of that shape.
 /// Bytes after the data are ignored, as NumPy ignores them.
 ///
-/// Throws InputError when the file is missing or unreadable, is not a `.npy` file, has a malformed
+/// Throws InputError when the file is missing, unreadable or not a regular file (a directory, a
+/// FIFO or a device is refused by name before it is opened), is not a `.npy` file, has a malformed
 /// header, holds an unsupported dtype (the message names the dtype string, e.g. `'<U5'` or
 /// `'<u2'`), or holds fewer data bytes than its header promises.
 ///

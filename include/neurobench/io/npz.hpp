@@ -22,7 +22,8 @@ using NamedArray = std::pair<std::string, torch::Tensor>;
 /// load_npy.
 ///
 /// Throws InputError naming the file, and the entry or array at fault where it is known, when the
-/// file is missing, is not a zip archive, is truncated or corrupt (bad signature, CRC-32 mismatch,
+/// file is missing, is not a regular file (a directory, FIFO or device is refused by name before
+/// it is opened), is not a zip archive, is truncated or corrupt (bad signature, CRC-32 mismatch,
 /// sizes running past the end of the file, a local header that disagrees with the central
 /// directory), uses encryption or a compression method other than stored/deflate, or holds an
 /// array load_npy would reject.

@@ -93,7 +93,8 @@ struct TorchScriptOptions {
 /// neuron's state changed between the first timestep and the last.
 class TorchScriptModel final : public NeuroBenchModel {
  public:
-  /// Loads `path`. Throws InputError naming the file when it is missing or not TorchScript.
+  /// Loads `path`. Throws InputError naming the file when it is missing, not a regular file (a
+  /// directory, FIFO or device is refused by name before it is opened) or not TorchScript.
   explicit TorchScriptModel(const std::filesystem::path& path, TorchScriptOptions options = {});
   /// Wraps an already loaded module (used as is: not copied).
   explicit TorchScriptModel(torch::jit::Module module, TorchScriptOptions options = {},

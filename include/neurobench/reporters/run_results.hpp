@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -35,9 +36,13 @@ struct RunResults {
 [[nodiscard]] RunResults parse_run_results(const nlohmann::ordered_json& document,
                                            std::string label, const std::string& source);
 
+/// The largest results file load_run_results() reads: 256 MiB.
+inline constexpr std::uint64_t kMaxResultsFileBytes = std::uint64_t{256} << 20;
+
 /// Reads a results file. The label defaults to the file's stem (`out/cnn.json` -> `cnn`).
-/// Throws InputError naming the file when it is missing, unreadable, not JSON or of the wrong
-/// shape.
+/// Throws InputError naming the file when it is missing, unreadable, not a regular file (a
+/// directory, a FIFO or a device such as /dev/zero is refused before it is opened), larger than
+/// kMaxResultsFileBytes, not JSON or of the wrong shape.
 ///
 ///     neurobench::RunResults cnn = neurobench::load_run_results("cnn.json");
 [[nodiscard]] RunResults load_run_results(const std::filesystem::path& path,
