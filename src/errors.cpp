@@ -11,7 +11,14 @@
 namespace neurobench {
 
 int exit_status_for(ErrorKind kind) {
-  return kind == ErrorKind::Metric ? kExitMetricFailed : kExitError;
+  switch (kind) {
+    case ErrorKind::Metric:
+      return kExitMetricFailed;
+    case ErrorKind::Interrupted:
+      return kExitInterrupted;
+    default:
+      return kExitError;
+  }
 }
 
 namespace {
@@ -25,6 +32,11 @@ ErrorReport describe_error(const std::exception_ptr& error) {
   // Most derived first: UsageError before Error before std::exception.
   try {
     std::rethrow_exception(error);
+  } catch (const Interrupted& e) {
+    ErrorReport r = report(ErrorKind::Interrupted, e.what());
+    // As a shell reports a program a signal ended: 128 + the signal (SIGTERM: 143).
+    if (e.signal() > 0 && e.signal() < 128) r.exit_status = 128 + e.signal();
+    return r;
   } catch (const UsageError& e) {
     return report(ErrorKind::Usage, e.what());
   } catch (const InputError& e) {

@@ -103,7 +103,9 @@ class Benchmark {
 
   /// Runs the benchmark. Throws InputError for bad data or a model that fails on it (no
   /// results then); a metric that fails is recorded in `Results::failures` and the others
-  /// still complete.
+  /// still complete. Throws Interrupted, with no results, when a stop is requested
+  /// (request_stop() in <neurobench/stop.hpp>, from another thread or a signal handler): the
+  /// request is seen between passes and after each batch or timed run.
   [[nodiscard]] Results run(const RunOptions& options = {});
 
   /// The activation and connection layer classes of the spec.

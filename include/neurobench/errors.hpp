@@ -29,6 +29,20 @@ struct MetricError : Error {
   using Error::Error;
 };
 
+/// A run stopped on request before it had results: request_stop() was called
+/// (<neurobench/stop.hpp>), or a signal arrived in a program that called stop_on_signals()
+/// (`neurobench run` on SIGINT or SIGTERM). The message says what was interrupted and how far
+/// it got: `interrupted by SIGINT during the workload pass, after 3 of 100 batches`.
+struct Interrupted : Error {
+  /// `signal` is the signal's number (SIGINT, SIGTERM), 0 for a request from code.
+  Interrupted(const std::string& message, int signal) : Error(message), signal_(signal) {}
+  /// The signal that asked for the stop, 0 for request_stop() from code.
+  [[nodiscard]] int signal() const noexcept { return signal_; }
+
+ private:
+  int signal_;
+};
+
 /// Exit status of a program that computed every metric.
 inline constexpr int kExitOk = 0;
 /// Exit status when a metric failed (the others were computed): a Results with failures, or
@@ -38,11 +52,17 @@ inline constexpr int kExitMetricFailed = 1;
 /// an error from LibTorch, or any other exception.
 inline constexpr int kExitError = 2;
 
+/// Exit status of a program stopped by Interrupted from code (request_stop()) or by SIGINT: as
+/// a shell reports a program killed by SIGINT, 128 + 2. A stop on another signal exits with
+/// 128 + its number (SIGTERM: 143); see describe_error().
+inline constexpr int kExitInterrupted = 130;
+
 /// What kind of exception stopped a program, as describe_error() sorts them.
 enum class ErrorKind {
   Usage,        ///< UsageError: an unknown name, an invalid option.
   Input,        ///< InputError: a missing or corrupt file, a wrong shape.
   Metric,       ///< MetricError: a metric failed.
+  Interrupted,  ///< Interrupted: stopped on request or by a signal.
   LibTorch,     ///< c10::Error: LibTorch refused an operation (not wrapped by neurobench).
   OutOfMemory,  ///< std::bad_alloc.
   Other,        ///< Any other std::exception (a neurobench::Error of no finer kind included).
@@ -50,14 +70,16 @@ enum class ErrorKind {
 };
 
 /// The exit status for an error of `kind`: kExitMetricFailed for ErrorKind::Metric,
-/// kExitError for every other kind (docs/cli.md, "Exit status").
+/// kExitInterrupted for ErrorKind::Interrupted, kExitError for every other kind (docs/cli.md,
+/// "Exit status").
 [[nodiscard]] int exit_status_for(ErrorKind kind);
 
 /// An exception told to a user: its kind, a one-line message and the exit status.
 struct ErrorReport {
   ErrorKind kind = ErrorKind::Unknown;  ///< What was thrown.
   std::string message;  ///< The exception's message, without LibTorch's C++ backtrace.
-  int exit_status = kExitError;  ///< exit_status_for(kind).
+  /// exit_status_for(kind); for an Interrupted with a signal, 128 + the signal's number.
+  int exit_status = kExitError;
 };
 
 /// Describes an exception for the user: `what()` for ours and other standard exceptions,

@@ -30,3 +30,4 @@
 #include <neurobench/registry.hpp>
 #include <neurobench/reporters/report.hpp>
 #include <neurobench/reporters/results.hpp>
+#include <neurobench/stop.hpp>

@@ -185,10 +185,16 @@ Results Benchmark::run(const RunOptions& options) {
   results.metrics = describe_metrics(s.metrics, order);
 
   const detail::PassInput in{*s.model, s.loader, s.pre, s.post, s.layers};
+  // A stop request (request_stop(), a signal) is honoured between passes and between batches.
+  detail::stop_if_requested([] { return std::string("before the run started"); });
   detail::static_pass(in, s.metrics.static_metrics, state);  // spec: the model as loaded
   // The workload pass runs unless every workload metric asked for is a timing metric.
   if (!s.metrics.workload_metrics.empty() || s.metrics.timing_metrics.empty()) {
+    detail::stop_if_requested([] { return std::string("after the static metrics"); });
     detail::workload_pass(in, s.metrics.workload_metrics, options, state);
+  }
+  if (!s.metrics.timing_metrics.empty()) {
+    detail::stop_if_requested([] { return std::string("before the timing pass"); });
   }
   detail::timing_pass(in, s.metrics.timing_metrics, options.timing, state);
   // What the model saw while it ran (a step-wise network that keeps no state), each once.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <neurobench/benchmark.hpp>
+#include <neurobench/stop.hpp>
 
 namespace neurobench::detail {
 
@@ -24,7 +25,7 @@ class RunState {
   /// True when `metric` failed.
   [[nodiscard]] bool failed(const std::string& metric) const { return failed_.count(metric) != 0; }
   /// Runs `compute` for `metric`, recording a LibTorch or other error as its failure; an
-  /// InputError (bad data, not the metric's fault) goes through.
+  /// InputError (bad data, not the metric's fault) and Interrupted go through.
   template <class F>
   void guard(const std::string& metric, F&& compute);
   /// Adds a warning unless it is there already.
@@ -36,6 +37,17 @@ class RunState {
   std::map<std::string, std::string> failed_;  // metric name -> message
 };
 
+/// Throws Interrupted: `interrupted by SIGINT WHERE` (`where`: "during the workload pass, after
+/// 3 of 100 batches").
+[[noreturn]] void throw_interrupted(const std::string& where);
+
+/// When a stop was requested (request_stop()), throws Interrupted saying where: `where()` gives
+/// the words, formatted only then. The passes call it between batches.
+template <class Where>
+void stop_if_requested(Where&& where) {
+  if (stop_requested()) throw_interrupted(where());
+}
+
 /// The text of a LibTorch error without its C++ backtrace.
 [[nodiscard]] std::string what_of(const c10::Error& e);
 
@@ -44,6 +56,8 @@ void RunState::guard(const std::string& metric, F&& compute) {
   try {
     compute();
   } catch (const InputError&) {
+    throw;
+  } catch (const Interrupted&) {
     throw;
   } catch (const c10::Error& e) {
     fail(metric, what_of(e));

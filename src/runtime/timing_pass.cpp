@@ -48,7 +48,12 @@ void timed_runs(const PassInput& in, const DataLoader& batches, const TimingOpti
     run.post_s = seconds_between(t2, t3);
     return run;
   };
-  for (int64_t w = 0; w < o.warmup; ++w) (void)run_once();
+  for (int64_t w = 0; w < o.warmup; ++w) {
+    stop_if_requested([&] {
+      return fmt::format("during the timing pass, after {} of {} warm-up runs", w, o.warmup);
+    });
+    (void)run_once();
+  }
   const auto start = Clock::now();
   for (;;) {
     const auto done = static_cast<int64_t>(t.runs.size());
@@ -58,6 +63,11 @@ void timed_runs(const PassInput& in, const DataLoader& batches, const TimingOpti
                           seconds_between(start, Clock::now()) >= o.min_time_s)) {
       break;
     }
+    stop_if_requested([&] {
+      return o.runs > 0
+                 ? fmt::format("during the timing pass, after {} of {} timed runs", done, o.runs)
+                 : fmt::format("during the timing pass, after {} timed runs", done);
+    });
     t.runs.push_back(run_once());
   }
   t.wall_s = seconds_between(start, Clock::now());
@@ -70,6 +80,10 @@ void startup_runs(const PassInput& in, const DataLoader& batches, const TimingOp
   try {
     Batch first = pre_process(in.pre, batches.batch(0), 0);
     for (int64_t k = 0; k < o.startup_runs; ++k) {
+      stop_if_requested([&] {
+        return fmt::format("during the start-up runs of the timing pass, after {} of {}", k,
+                           o.startup_runs);
+      });
       const auto t0 = Clock::now();
       std::unique_ptr<NeuroBenchModel> fresh = model.load_again();
       const auto t1 = Clock::now();
@@ -85,6 +99,8 @@ void startup_runs(const PassInput& in, const DataLoader& batches, const TimingOp
       t.startup.push_back({seconds_between(t0, t1), seconds_between(t1, Clock::now())});
     }
   } catch (const InputError&) {
+    throw;
+  } catch (const Interrupted&) {
     throw;
   } catch (const c10::Error& e) {
     t.startup.clear();

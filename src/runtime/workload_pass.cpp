@@ -58,6 +58,10 @@ void workload_pass(const PassInput& in, const std::vector<std::unique_ptr<Worklo
     for (const auto& w : probe.warnings()) state.results.warnings.push_back(w);
     Progress progress(!options.quiet, in.loader.num_batches());
     for (std::size_t b = 0; b < in.loader.num_batches(); ++b) {
+      stop_if_requested([&] {
+        return fmt::format("during the workload pass, after {} of {} batches", b,
+                           in.loader.num_batches());
+      });
       state.results.samples += run_batch(in, active, names, b, options, state);
       ++state.results.batches;
       progress.update(b + 1);
