@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include <neurobench/errors.hpp>
+#include <neurobench/io/output_file.hpp>
 #include <neurobench/reporters/report.hpp>
-#include <neurobench/reporters/results.hpp>
 
 #include "cli/commands.hpp"
 
@@ -67,6 +67,17 @@ ReportFormat report_format(const ReportArgs& a) {
 int report_command(const ReportArgs& a, std::ostream& out) {
   const ReportFormat format = report_format(a);
   std::vector<std::filesystem::path> paths(a.files.begin(), a.files.end());
+  if (!a.output.empty()) {
+    // Before reading anything: a bad -o fails fast, and the report never overwrites an input.
+    try {
+      (void)check_output_file(a.output);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("-o: {}", e.what()));
+    }
+    std::vector<NamedFile> inputs;
+    for (const auto& p : paths) inputs.push_back({p, "a results file"});
+    check_distinct_files({{a.output, "-o"}}, inputs);
+  }
   const std::vector<RunResults> runs = load_run_results(paths, a.labels);
   const std::string text =
       format == ReportFormat::Html ? render_html_report(runs) : render_markdown_report(runs);
@@ -75,7 +86,7 @@ int report_command(const ReportArgs& a, std::ostream& out) {
     out.flush();
     return kExitOk;
   }
-  write_file_atomically(a.output, text);
+  write_output_file(a.output, text);
   out << fmt::format("wrote {} ({} report of {} run{})\n", a.output,
                      format == ReportFormat::Html ? "HTML" : "Markdown", runs.size(),
                      runs.size() == 1 ? "" : "s");

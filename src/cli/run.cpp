@@ -10,9 +10,11 @@
 #include <neurobench/data/dataset.hpp>
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
+#include <neurobench/io/output_file.hpp>
 #include <neurobench/metrics/builtin.hpp>
 #include <neurobench/model/model.hpp>
 #include <neurobench/reporters/results.hpp>
+#include <neurobench/stop.hpp>
 
 #include "cli/commands.hpp"
 
@@ -131,15 +133,48 @@ std::vector<MetricSpec> metric_flag(const char* flag, const std::vector<std::str
   return out;
 }
 
-// Output paths are checked before the run, so a long run is not lost to a typo.
-void check_outputs(const OutputFiles& outputs) {
-  for (const auto* out : {&outputs.json, &outputs.csv, &outputs.text}) {
-    if (out->empty()) continue;
-    const auto dir = out->has_parent_path() ? out->parent_path() : std::filesystem::path(".");
-    if (!std::filesystem::is_directory(dir)) {
-      throw InputError(fmt::format("{}: cannot write: directory {} does not exist",
-                                   out->string(), dir.string()));
+// The results files asked for, each with its option and format.
+struct ResultsFile {
+  NamedFile file;
+  Format format;
+};
+
+std::vector<ResultsFile> results_files(const OutputFiles& outputs) {
+  std::vector<ResultsFile> files;
+  if (!outputs.json.empty()) files.push_back({{outputs.json, "--json"}, Format::Json});
+  if (!outputs.csv.empty()) files.push_back({{outputs.csv, "--csv"}, Format::Csv});
+  if (!outputs.text.empty()) files.push_back({{outputs.text, "--text"}, Format::Text});
+  return files;
+}
+
+// Every output is checked before the model is loaded, so that a long run is not lost to a
+// typo: a writable folder, not a directory, not an input, not another output.
+void check_outputs(const std::vector<ResultsFile>& files, const BenchmarkConfig& c,
+                   const std::string& config_file) {
+  std::vector<NamedFile> outputs;
+  for (const auto& f : files) {
+    try {
+      (void)check_output_file(f.file.path);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: {}", f.file.role, e.what()));
     }
+    outputs.push_back(f.file);
+  }
+  std::vector<NamedFile> inputs = {{c.model, "--model"}, {c.data, "--data"}};
+  if (!config_file.empty()) inputs.push_back({config_file, "the config file"});
+  check_distinct_files(outputs, inputs);
+}
+
+// Writes the results files, all or none; the table is on stdout already, so a failure here
+// loses no number.
+void write_results(const Results& results, const std::vector<ResultsFile>& files) {
+  std::vector<OutputFile> outputs;
+  for (const auto& f : files) outputs.push_back({f.file.path, render(results, f.format)});
+  try {
+    write_output_files(outputs);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{} (no results file written; the values are in the table above)",
+                                 e.what()));
   }
 }
 }  // namespace
@@ -188,8 +223,11 @@ int run_command(const BenchmarkConfig& c, const std::string& config_file) {
   MetricSet metrics = MetricSet::from_specs(static_specs, workload_specs);
   const RunOptions run_options = c.run_options();
   run_options.timing.validate();
-  check_outputs(c.outputs);
+  const std::vector<ResultsFile> files = results_files(c.outputs);
+  check_outputs(files, c, config_file);
   at::set_num_threads(c.threads);
+  // SIGINT and SIGTERM stop the run after the batch in progress, with no results file.
+  stop_on_signals();
 
   TorchScriptOptions model_options;
   model_options.stepwise = c.stepwise;
@@ -207,7 +245,14 @@ int run_command(const BenchmarkConfig& c, const std::string& config_file) {
 
   Benchmark bench(model, DataLoader(dataset, c.loader_options()), std::move(pre),
                   std::move(post), std::move(metrics), layers);
-  Results results = bench.run(run_options);
+  Results results;
+  try {
+    results = bench.run(run_options);
+    // A signal after the last pass: the user asked to stop, so nothing is written either.
+    throw_if_stop_requested("after the run, before the results were written");
+  } catch (const Interrupted& e) {
+    throw Interrupted(std::string(e.what()) + ": no results written", e.signal());
+  }
   results.run["data"] = c.data.string();
   results.run["stepwise"] = c.stepwise;
   if (!config_file.empty()) results.run["config"] = config_file;
@@ -219,12 +264,9 @@ int run_command(const BenchmarkConfig& c, const std::string& config_file) {
   for (const auto& w : results.warnings) std::cerr << "warning: " << w << "\n";
   for (const auto& f : results.failures) std::cerr << "error: metric " << f.message << "\n";
 
-  if (!c.outputs.json.empty()) save_results(results, c.outputs.json, Format::Json);
-  if (!c.outputs.csv.empty()) save_results(results, c.outputs.csv, Format::Csv);
-  if (!c.outputs.text.empty()) save_results(results, c.outputs.text, Format::Text);
-
   std::cout << render_table(results);
   std::cout.flush();
+  write_results(results, files);
   return results.ok() ? kExitOk : kExitMetricFailed;
 }
 
