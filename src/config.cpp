@@ -16,6 +16,8 @@
 
 #include "io/input_file.hpp"
 
+#include "config_numbers.hpp"
+
 namespace neurobench {
 namespace {
 
@@ -24,7 +26,7 @@ namespace fs = std::filesystem;
 constexpr const char* kKnownKeys =
     "model, data, batch_size, stepwise, metrics, static, workload, pre, post, "
     "activation_modules, connection_modules, shuffle_seed, threads, warmup, runs, min_time, "
-    "latency_batch_size, startup_runs, quiet, verbose, outputs {json, csv, text}";
+    "max_time, latency_batch_size, startup_runs, quiet, verbose, outputs {json, csv, text}";
 constexpr const char* kMetricList =
     "a list of names (or {\"name\": ..., \"options\": {...}} objects)";
 
@@ -47,27 +49,6 @@ struct Reader {
   bool boolean(const std::string& key, const Json& v) const {
     if (!v.is_boolean()) wrong(key, "true or false", v);
     return v.get<bool>();
-  }
-  int64_t positive(const std::string& key, const Json& v) const {
-    if (!v.is_number_integer() || v.get<int64_t>() <= 0) wrong(key, "a positive integer", v);
-    return v.get<int64_t>();
-  }
-  int64_t non_negative(const std::string& key, const Json& v) const {
-    if (!v.is_number_integer() || v.get<int64_t>() < 0) wrong(key, "an integer >= 0", v);
-    return v.get<int64_t>();
-  }
-  std::optional<std::uint64_t> seed(const std::string& key, const Json& v) const {
-    if (!v.is_number_unsigned()) wrong(key, "a non-negative integer", v);
-    return v.get<std::uint64_t>();
-  }
-  int thread_count(const std::string& key, const Json& v) const {
-    const int64_t n = positive(key, v);
-    if (n > std::numeric_limits<int>::max()) wrong(key, "a positive integer", v);
-    return static_cast<int>(n);
-  }
-  double seconds(const std::string& key, const Json& v) const {
-    if (!v.is_number() || !(v.get<double>() >= 0)) wrong(key, "a number of seconds >= 0", v);
-    return v.get<double>();
   }
   std::vector<std::string> names(const std::string& key, const Json& v) const {
     if (!v.is_array()) wrong(key, "a list of names", v);
@@ -163,7 +144,6 @@ const std::map<std::string, Setter>& setters() {
   static const std::map<std::string, Setter> table = {
       {"model", set(&C::model, &R::path)},
       {"data", set(&C::data, &R::path)},
-      {"batch_size", set(&C::batch_size, &R::positive)},
       {"stepwise", set(&C::stepwise, &R::boolean)},
       {"static", set(&C::static_metrics, &R::metrics)},
       {"workload", set(&C::workload_metrics, &R::metrics)},
@@ -172,13 +152,6 @@ const std::map<std::string, Setter>& setters() {
       {"post", set(&C::post, &R::names)},
       {"activation_modules", set(&C::activation_modules, &R::names)},
       {"connection_modules", set(&C::connection_modules, &R::names)},
-      {"shuffle_seed", set(&C::shuffle_seed, &R::seed)},
-      {"threads", set(&C::threads, &R::thread_count)},
-      {"warmup", set(&C::warmup, &R::non_negative)},
-      {"runs", set(&C::runs, &R::non_negative)},
-      {"min_time", set(&C::min_time, &R::seconds)},
-      {"latency_batch_size", set(&C::latency_batch_size, &R::non_negative)},
-      {"startup_runs", set(&C::startup_runs, &R::positive)},
       {"quiet", set(&C::quiet, &R::boolean)},
       {"verbose", set(&C::verbose, &R::boolean)},
       {"outputs", set(&C::outputs, &R::outputs)},
@@ -191,20 +164,7 @@ void check(const BenchmarkConfig& c, const std::string& source) {
   const auto wrong = [&](const char* key, const char* expected, const auto& value) {
     throw UsageError(fmt::format("{}: '{}' must be {}, got {}", source, key, expected, value));
   };
-  if (c.batch_size <= 0) wrong("batch_size", "a positive integer", c.batch_size);
-  if (c.threads <= 0) wrong("threads", "a positive integer", c.threads);
-  if (c.warmup < 0) wrong("warmup", "an integer >= 0", c.warmup);
-  if (c.runs < 0 || c.runs > TimingOptions::kMaxRuns) {
-    const std::string range = fmt::format("an integer from 0 (as many as fit in min_time) to {}",
-                                          TimingOptions::kMaxRuns);
-    wrong("runs", range.c_str(), c.runs);
-  }
-  if (!(c.min_time >= 0) || !std::isfinite(c.min_time)) {
-    wrong("min_time", "a number of seconds >= 0", c.min_time);
-  }
-  if (c.latency_batch_size < 0)
-    wrong("latency_batch_size", "an integer >= 0", c.latency_batch_size);
-  if (c.startup_runs <= 0) wrong("startup_runs", "a positive integer", c.startup_runs);
+  detail::check_numbers(c, source);
   const std::pair<const char*, const std::vector<MetricSpec>*> lists[] = {
       {"static", &c.static_metrics}, {"workload", &c.workload_metrics}, {"metrics", &c.metrics}};
   for (const auto& [key, specs] : lists) {
@@ -247,7 +207,15 @@ fs::path path_in_file(const fs::path& p, const fs::path& folder) {
 
 }  // namespace
 
-void BenchmarkConfig::validate() const { check(*this, "config"); }
+void BenchmarkConfig::validate() const {
+  check(*this, "config");
+  if (runs == 0 && min_time > max_time) {
+    throw UsageError(fmt::format(
+        "config: 'min_time' ({:g} s) is more than 'max_time' ({:g} s), which would stop the "
+        "timed runs first: lower min_time or raise max_time",
+        min_time, max_time));
+  }
+}
 
 const char* BenchmarkConfig::keys() { return kKnownKeys; }
 
@@ -260,6 +228,10 @@ BenchmarkConfig BenchmarkConfig::from_json(const Json& json, const fs::path& bas
   for (const auto& [key, value] : json.items()) {
     if (key == "_comment" && value.is_string()) config.comment = value.get<std::string>();
     if (key.rfind('_', 0) == 0) continue;  // "_comment" and other notes
+    if (detail::is_number_key(key)) {
+      detail::set_number_from_json(config, key, value, fmt::format("{}: '{}'", source, key));
+      continue;
+    }
     const auto it = setters().find(key);
     if (it == setters().end()) {
       throw UsageError(fmt::format("{}: unknown key '{}' (known: {})", source, key, kKnownKeys));
@@ -302,6 +274,7 @@ Json BenchmarkConfig::to_json() const {
   if (warmup != d.warmup) j["warmup"] = warmup;
   if (runs != d.runs) j["runs"] = runs;
   if (min_time != d.min_time) j["min_time"] = min_time;
+  if (max_time != d.max_time) j["max_time"] = max_time;
   if (latency_batch_size != d.latency_batch_size) j["latency_batch_size"] = latency_batch_size;
   if (startup_runs != d.startup_runs) j["startup_runs"] = startup_runs;
   if (quiet != d.quiet) j["quiet"] = quiet;
@@ -339,6 +312,7 @@ RunOptions BenchmarkConfig::run_options() const {
   options.timing.warmup = warmup;
   options.timing.runs = runs;
   options.timing.min_time_s = min_time;
+  options.timing.max_time_s = max_time;
   options.timing.batch_size = latency_batch_size;
   options.timing.startup_runs = startup_runs;
   return options;

@@ -2,9 +2,12 @@
 // BenchmarkConfig: read, validate and write configs; metrics as `Name:key=value` (config.hpp).
 #include <neurobench/config.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
+#include <thread>
 
 #include <catch2/catch.hpp>
 
@@ -44,6 +47,7 @@ BenchmarkConfig every_key(const fs::path& dir) {
   c.warmup = 1;
   c.runs = 20;
   c.min_time = 0.25;
+  c.max_time = 30;
   c.latency_batch_size = 1;
   c.startup_runs = 3;
   c.quiet = true;
@@ -84,6 +88,7 @@ TEST_CASE("a config survives read, write and read again, every key set", "[confi
   REQUIRE(second.metrics[0].options == Json{{"percentiles", {50, 99}}, {"mode", "fast"}});
   REQUIRE(*second.shuffle_seed == 42);
   REQUIRE(second.min_time == 0.25);
+  REQUIRE(second.max_time == 30);
 }
 
 TEST_CASE("written paths in the config's folder are relative to it, others absolute", "[config]") {
@@ -169,8 +174,10 @@ TEST_CASE("config errors name the file and the field", "[config]") {
   };
   const std::vector<Case> cases = {
       {R"({"batchsize": 3})", "unknown key 'batchsize'"},
-      {R"({"batch_size": "4"})", "'batch_size' must be a positive integer, got \"4\""},
-      {R"({"batch_size": 0})", "'batch_size' must be a positive integer, got 0"},
+      {R"({"batch_size": "4"})",
+       "'batch_size': \"4\" is not an integer; expected an integer from 1 to 2147483647"},
+      {R"({"batch_size": 0})",
+       "'batch_size': 0 is out of range; expected an integer from 1 to 2147483647"},
       {R"({"stepwise": 1})", "'stepwise' must be true or false"},
       {R"({"workload": "MSE"})", "'workload' must be a list of names"},
       {R"({"workload": ["MSE", 3]})", "'workload' must be a list of names"},
@@ -181,10 +188,14 @@ TEST_CASE("config errors name the file and the field", "[config]") {
       {R"({"metrics": ["Latency:runs=5"]})",
        R"(a config writes {"name":"Latency","options":{"runs":5}})"},
       {R"({"metrics": [""]})", "'metrics[0]' must be a metric name"},
-      {R"({"runs": 2000000})", "'runs' must be an integer from 0"},
-      {R"({"min_time": -1})", "'min_time' must be a number of seconds >= 0"},
-      {R"({"threads": 0})", "'threads' must be a positive integer"},
-      {R"({"shuffle_seed": -1})", "'shuffle_seed' must be a non-negative integer"},
+      {R"({"runs": 2000000})",
+       "'runs': 2000000 is out of range; expected an integer from 0 (as many as fit in min_time) "
+       "to 1000000"},
+      {R"({"min_time": -1})",
+       "'min_time': -1 is out of range; expected a number of seconds from 0 to 86400"},
+      {R"({"threads": 0})", "'threads': 0 is out of range; expected an integer from 1 to "},
+      {R"({"shuffle_seed": -1})",
+       "'shuffle_seed': -1 is out of range; expected an integer from 0 to 18446744073709551615"},
       {R"({"outputs": {"xml": "a.xml"}})", "unknown key 'outputs.xml'"},
       {R"({"outputs": {"json": 3}})", "'outputs.json' must be a string"},
       {"[1, 2]", "a config must be a JSON object"},
@@ -213,7 +224,9 @@ TEST_CASE("validate names the field out of range, and write refuses such a confi
   BenchmarkConfig c;
   c.startup_runs = 0;
   REQUIRE_THROWS_AS(c.validate(), UsageError);
-  REQUIRE_THROWS_WITH(c.validate(), Catch::Contains("'startup_runs' must be a positive integer"));
+  REQUIRE_THROWS_WITH(c.validate(),
+                      Catch::Contains("config: 'startup_runs': 0 is out of range; expected an "
+                                      "integer from 1 to 10000"));
   REQUIRE_THROWS_AS(c.write(dir / "bench.json"), UsageError);
   REQUIRE_FALSE(fs::exists(dir / "bench.json"));
   c = BenchmarkConfig();
@@ -223,6 +236,149 @@ TEST_CASE("validate names the field out of range, and write refuses such a confi
   c.metrics = {{"Latency", Json::array({1})}};
   REQUIRE_THROWS_WITH(c.validate(), Catch::Contains("'metrics[0].options' must be an object"));
   REQUIRE_NOTHROW(BenchmarkConfig().validate());
+}
+
+TEST_CASE("every numeric key is range-checked as the widest type, never wrapped or clamped",
+          "[config][numbers]") {
+  neurobench::test::TempDir dir;
+  const std::string file = (dir / "bad.json").string();
+  const std::string threads = "expected an integer from 1 to " +
+                              std::to_string(std::max<unsigned>(
+                                  256, 4 * std::max(1U, std::thread::hardware_concurrency())));
+  struct Case {
+    std::string text;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      // 2^32 + 1 once wrapped to 1 thread; 2^31 was "Expected positive number of threads".
+      {R"({"threads": 4294967297})", "'threads': 4294967297 is out of range; " + threads},
+      {R"({"threads": 2147483648})", "'threads': 2147483648 is out of range; " + threads},
+      {R"({"threads": 100000})", "'threads': 100000 is out of range; " + threads},
+      {R"({"warmup": 1e12})",
+       "'warmup': 1000000000000.0 is out of range; expected an integer from 0 to 1000000"},
+      {R"({"warmup": 2000000000})", "'warmup': 2000000000 is out of range"},
+      {R"({"warmup": 2.5})", "'warmup': 2.5 is not an integer; expected an integer from 0 to"},
+      {R"({"startup_runs": 2000000000})",
+       "'startup_runs': 2000000000 is out of range; expected an integer from 1 to 10000"},
+      // Past 2^64 - 1, JSON has no integer: out of range, not clamped.
+      {R"({"batch_size": 99999999999999999999})", "'batch_size': 1e+20 is out of range"},
+      {R"({"batch_size": 2147483648})", "'batch_size': 2147483648 is out of range"},
+      {R"({"latency_batch_size": -1})",
+       "'latency_batch_size': -1 is out of range; expected an integer from 0 (batch_size) to "
+       "2147483647"},
+      {R"({"shuffle_seed": 18446744073709551616})",
+       "'shuffle_seed': 1.8446744073709552e+19 is "
+       "out of range"},
+      {R"({"shuffle_seed": null})", "'shuffle_seed': null is not an integer"},
+      {R"({"min_time": "1"})", "'min_time': \"1\" is not a number; expected a number of seconds"},
+      {R"({"max_time": 86401})",
+       "'max_time': 86401 is out of range; expected a number of seconds from 0 to 86400"},
+      {R"({"max_time": -0.5})", "'max_time': -0.5 is out of range"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    const std::string message = read_error(dir, c.text);
+    CHECK_THAT(message, Catch::StartsWith(file + ": "));
+    CHECK_THAT(message, Catch::Contains(c.says));
+  }
+  // The ends of each range are taken.
+  const BenchmarkConfig c = BenchmarkConfig::from_json(Json::parse(
+      R"({"shuffle_seed": 18446744073709551615, "batch_size": 2147483647, "threads": 1,
+          "warmup": 1000000, "runs": 1000000, "min_time": 0, "max_time": 86400,
+          "startup_runs": 10000, "latency_batch_size": 0})"));
+  CHECK(*c.shuffle_seed == 18446744073709551615ULL);
+  CHECK(c.batch_size == 2147483647);
+  CHECK(c.warmup == 1000000);
+  CHECK(c.max_time == 86400);
+  CHECK(c.startup_runs == 10000);
+}
+
+TEST_CASE("min_time above max_time is refused by validate, not while reading",
+          "[config][numbers]") {
+  // A config may say min_time 100 and leave max_time to a flag: reading it keeps it.
+  BenchmarkConfig c = BenchmarkConfig::from_json(Json::parse(R"({"min_time": 100})"));
+  CHECK(c.min_time == 100);
+  REQUIRE_THROWS_WITH(c.validate(), Catch::Contains("'min_time' (100 s) is more than "
+                                                    "'max_time' (60 s)"));
+  c.max_time = 100;
+  REQUIRE_NOTHROW(c.validate());
+  c.max_time = 10;
+  c.runs = 5;  // a given number of runs does not look at min_time
+  REQUIRE_NOTHROW(c.validate());
+  REQUIRE_NOTHROW(c.run_options().timing.validate());
+  c.runs = 0;
+  REQUIRE_THROWS_WITH(c.run_options().timing.validate(),
+                      Catch::Contains("min_time (100 s) is more than max_time (10 s)"));
+}
+
+TEST_CASE("set_number reads a flag's text as a config's value, with the same ranges",
+          "[config][numbers]") {
+  BenchmarkConfig c;
+  c.set_number("batch_size", "32", "--batch-size");
+  c.set_number("shuffle_seed", "18446744073709551615", "--shuffle-seed");
+  c.set_number("min_time", "0.5", "--min-time");
+  c.set_number("max_time", "2e1", "--max-time");
+  c.set_number("threads", "+2", "--threads");
+  CHECK(c.batch_size == 32);
+  CHECK(*c.shuffle_seed == 18446744073709551615ULL);
+  CHECK(c.min_time == 0.5);
+  CHECK(c.max_time == 20);
+  CHECK(c.threads == 2);
+  struct Case {
+    const char* key;
+    const char* text;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {"batch_size", "0", "--x: 0 is out of range; expected an integer from 1 to 2147483647"},
+      {"batch_size", "-1", "--x: -1 is out of range; expected an integer from 1 to 2147483647"},
+      {"batch_size", "abc", "--x: 'abc' is not an integer; expected an integer from 1 to"},
+      {"batch_size", "99999999999999999999", "--x: 99999999999999999999 is out of range"},
+      {"batch_size", "", "--x: '' is not an integer"},
+      {"batch_size", " 5", "--x: ' 5' is not an integer"},
+      {"batch_size", "1e3", "--x: '1e3' is not an integer"},
+      {"warmup", "1e12", "--x: 1e12 is out of range; expected an integer from 0 to 1000000"},
+      {"shuffle_seed", "-1",
+       "--x: -1 is out of range; expected an integer from 0 to "
+       "18446744073709551615"},
+      {"shuffle_seed", "18446744073709551616", "--x: 18446744073709551616 is out of range"},
+      {"min_time", "inf",
+       "--x: 'inf' is not a number; expected a number of seconds from 0 to "
+       "86400"},
+      {"min_time", "nan", "--x: 'nan' is not a number"},
+      {"min_time", "0x10", "--x: '0x10' is not a number"},
+      {"min_time", "1e400", "--x: 1e400 is out of range"},
+      {"min_time", "-0.1", "--x: -0.1 is out of range"},
+      {"max_time", "86400.5", "--x: 86400.5 is out of range"},
+  };
+  for (const auto& k : cases) {
+    INFO(k.key << " " << k.text);
+    REQUIRE_THROWS_AS(c.set_number(k.key, k.text, "--x"), UsageError);
+    REQUIRE_THROWS_WITH(c.set_number(k.key, k.text, "--x"), Catch::StartsWith(k.says));
+  }
+  CHECK(c.batch_size == 32);  // nothing set by a refused value
+  REQUIRE_THROWS_WITH(c.set_number("model", "1", "--x"), Catch::Contains("not a numeric"));
+}
+
+TEST_CASE("every numeric key has a range, and validate checks values set in memory",
+          "[config][numbers]") {
+  CHECK(BenchmarkConfig::number_keys() ==
+        std::vector<std::string>{"batch_size", "shuffle_seed", "threads", "warmup", "runs",
+                                 "min_time", "max_time", "latency_batch_size", "startup_runs"});
+  for (const auto& key : BenchmarkConfig::number_keys()) {
+    CHECK_THAT(
+        BenchmarkConfig::number_range(key),
+        Catch::StartsWith("an integer from ") || Catch::StartsWith("a number of seconds from "));
+  }
+  BenchmarkConfig c;
+  c.threads = -3;
+  REQUIRE_THROWS_WITH(c.validate(), Catch::StartsWith("config: 'threads': -3 is out of range"));
+  c = BenchmarkConfig();
+  c.min_time = std::numeric_limits<double>::infinity();
+  REQUIRE_THROWS_WITH(c.validate(), Catch::StartsWith("config: 'min_time': inf is out of range"));
+  c = BenchmarkConfig();
+  c.warmup = neurobench::TimingOptions::kMaxWarmup + 1;
+  REQUIRE_THROWS_WITH(c.validate(), Catch::StartsWith("config: 'warmup': 1000001 is out of range"));
 }
 
 TEST_CASE("a config cannot be written into a folder that does not exist", "[config]") {
@@ -241,6 +397,7 @@ TEST_CASE("loader and run options come from the config", "[config]") {
   CHECK(run.timing.warmup == 1);
   CHECK(run.timing.runs == 20);
   CHECK(run.timing.min_time_s == 0.25);
+  CHECK(run.timing.max_time_s == 30);
   CHECK(run.timing.batch_size == 1);
   CHECK(run.timing.startup_runs == 3);
 }

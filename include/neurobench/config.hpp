@@ -53,23 +53,44 @@ struct BenchmarkConfig {
   std::vector<std::string> activation_modules;  ///< Activation layer classes; empty: defaults.
   std::vector<std::string> connection_modules;  ///< Connection layer classes; empty: defaults.
   std::optional<std::uint64_t> shuffle_seed;    ///< Shuffle with this seed; in order when unset.
-  int threads = 1;                              ///< LibTorch intra-op threads, >= 1.
-  int64_t warmup = 3;                           ///< Timing: untimed runs first, >= 0.
-  int64_t runs = 0;                ///< Timing: timed runs, 0 (as many as fit) to kMaxRuns.
-  double min_time = 1.0;           ///< Timing: with `runs` 0, seconds to time at least, >= 0.
+  int threads = 1;                              ///< LibTorch intra-op threads.
+  int64_t warmup = 3;                           ///< Timing: untimed runs first.
+  int64_t runs = 0;                ///< Timing: timed runs; 0: as many as fit in `min_time`.
+  double min_time = 1.0;           ///< Timing: with `runs` 0, seconds to time at least.
+  double max_time = 60.0;          ///< Timing: seconds that bound each part of the pass.
   int64_t latency_batch_size = 0;  ///< Timing: samples per timed run; 0: `batch_size`.
-  int64_t startup_runs = 5;        ///< StartupTime: fresh loads of the model file, >= 1.
+  int64_t startup_runs = 5;        ///< StartupTime: fresh loads of the model file.
   bool quiet = false;              ///< No progress bar.
   bool verbose = false;            ///< Print each batch's workload results to stderr.
   OutputFiles outputs;             ///< Results files to write.
 
-  /// Throws UsageError naming the field when a value is out of range (the ranges above), a
-  /// metric has no name, or a metric's options are not an object.
+  /// Throws UsageError naming the field when a number is out of its range (number_range()),
+  /// `min_time` is more than `max_time` with `runs` 0, a metric has no name, or a metric's
+  /// options are not an object.
   void validate() const;
+
+  /// The numeric keys, in the documented order: `batch_size`, `shuffle_seed`, `threads`,
+  /// `warmup`, `runs`, `min_time`, `max_time`, `latency_batch_size`, `startup_runs`. Each is
+  /// also a flag of `neurobench run`: `--` and the key with `-` for `_` (`--batch-size`).
+  [[nodiscard]] static std::vector<std::string> number_keys();
+  /// The values a numeric key takes, as messages say them: `an integer from 1 to 2147483647`,
+  /// `a number of seconds from 0 to 86400`. Throws UsageError for a key that is not numeric.
+  /// Every range is checked in one place, the same way for a config's value, a flag's text
+  /// (set_number()) and validate().
+  [[nodiscard]] static std::string number_range(std::string_view key);
+  /// Sets a numeric key from text as a command line gives it: an integer in decimal digits,
+  /// or for seconds a decimal number (`0.5`, `2e-3`). Throws UsageError starting with `where`
+  /// when the text is not such a number or the number is out of the key's range, without
+  /// wrapping or clamping: `--batch-size: 0 is out of range; expected an integer from 1 to
+  /// 2147483647`, `--batch-size: 'abc' is not an integer; expected ...`.
+  void set_number(std::string_view key, std::string_view text, std::string_view where);
 
   /// The config in `json`, an object with the documented keys. Relative paths are joined to
   /// `base` when it is not empty. Throws UsageError starting with `source` and naming the key
-  /// for an unknown key, a value of the wrong type or out of range.
+  /// for an unknown key, a value of the wrong type or out of range: a numeric key takes a
+  /// JSON number (an integer, written without a fraction or exponent, for an integer key) in
+  /// its range (number_range()). Keys are checked one by one, so that flags can still
+  /// override them: validate() checks `min_time` against `max_time`.
   [[nodiscard]] static BenchmarkConfig from_json(const Json& json,
                                                  const std::filesystem::path& base = {},
                                                  const std::string& source = "config");
@@ -98,7 +119,7 @@ struct BenchmarkConfig {
 
   /// The data loader's options: `batch_size` and `shuffle_seed`.
   [[nodiscard]] LoaderOptions loader_options() const;
-  /// A run's options: `quiet`, `verbose` and the timing settings.
+  /// A run's options: `quiet`, `verbose` and the timing settings (`max_time` as `max_time_s`).
   [[nodiscard]] RunOptions run_options() const;
 };
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -19,9 +20,12 @@ namespace neurobench::cli {
 /// and the flags given are merged into a BenchmarkConfig by resolve_run_args().
 struct RunArgs {
   std::string config;  ///< Optional JSON config; flags given with it override its values.
-  /// The values of the flags that have a BenchmarkConfig field of the same type (batch size,
-  /// timing, threads, ...); the defaults shown by --help are BenchmarkConfig's.
+  /// The values of the flags that have a BenchmarkConfig field of the same type (stepwise,
+  /// processors, quiet, ...); the defaults shown by --help are BenchmarkConfig's.
   BenchmarkConfig flags;
+  /// The numeric flags as typed, by config key (`batch_size`): BenchmarkConfig::set_number
+  /// checks them as it checks a config's values.
+  std::map<std::string, std::string> numbers;
   std::string model;
   std::string data;
   /// Metrics as given: each string a comma-separated list of `Name` or `Name:key=value,...`.
@@ -35,6 +39,8 @@ struct RunArgs {
 
 /// Adds the `run` subcommand, filling `args`.
 CLI::App* add_run_command(CLI::App& app, RunArgs& args);
+/// The flag of a numeric config key: `--batch-size` for `batch_size`.
+[[nodiscard]] std::string number_flag(const std::string& key);
 /// The config file, if one was given, with the flags given on the command line over it.
 /// Throws UsageError when the model or the data is given by neither, or for a bad metric.
 [[nodiscard]] BenchmarkConfig resolve_run_args(const CLI::App& run, const RunArgs& command_line);

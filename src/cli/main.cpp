@@ -13,12 +13,34 @@
 
 #include "cli/commands.hpp"
 
+namespace {
+// CLI11 gives an option the value it requires even when that looks like an option (so that
+// `--shuffle-seed -1` reaches the range check): `--metrics --json r.json` would make
+// `--json` a metric and `r.json` the config. A value that is one of the command's own options
+// is refused instead.
+void check_option_values(const CLI::App& command) {
+  for (const CLI::Option* option : command.get_options()) {
+    for (const std::string& value : option->results()) {
+      if (value.size() < 2 || value[0] != '-') continue;
+      if (command.get_option_no_throw(value.substr(0, value.find('='))) != nullptr) {
+        throw neurobench::UsageError(option->get_name() + ": no value given (the argument '" +
+                                     value + "' after it is an option)");
+      }
+    }
+  }
+}
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"neurobench: benchmark neural networks (spiking and conventional) the way "
                "NeuroBench does, from TorchScript models",
                "neurobench"};
   app.set_version_flag("--version", std::string(neurobench::version()));
   app.require_subcommand(1);
+  // CLI11's own errors start as the library's do.
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+    return "error: " + CLI::FailureMessage::simple(a, e);
+  });
   neurobench::cli::RunArgs run_args;
   CLI::App* run = neurobench::cli::add_run_command(app, run_args);
   CLI::App* list = app.add_subcommand("list", "List every registered metric and processor");
@@ -59,6 +81,7 @@ int main(int argc, char** argv) {
   // Every error from here on is reported as the library reports them (errors.hpp).
   return neurobench::report_errors(
       [&] {
+        for (const CLI::App* command : app.get_subcommands()) check_option_values(*command);
         if (run->parsed() || list->parsed()) {
           neurobench::load_plugins_from_environment();
           for (const auto& plugin : plugins) neurobench::load_plugin(plugin);

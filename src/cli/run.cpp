@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -21,29 +22,40 @@
 namespace neurobench::cli {
 
 namespace {
+// A numeric option: its text is kept as typed and checked when the flags are resolved, by the
+// same code and against the same range as the config key (BenchmarkConfig::set_number).
+void add_number(CLI::App& run, RunArgs& a, const std::string& key, const char* type,
+                const std::string& default_text, const std::string& help) {
+  auto* option = run.add_option(number_flag(key), a.numbers[key],
+                                help + "; " + BenchmarkConfig::number_range(key));
+  option->type_name(type);
+  if (!default_text.empty()) option->default_str(default_text);
+}
+
 // The options of the timing pass (Latency, InferenceTime, Throughput, StartupTime).
-void add_timing_options(CLI::App& run, BenchmarkConfig& flags) {
-  run.add_option("--warmup", flags.warmup, "timing metrics: untimed runs before the timed ones")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  run.add_option("--runs", flags.runs,
-                 "timing metrics: timed runs (0: as many as fit in --min-time, at least 10)")
-      ->capture_default_str()
-      ->check(CLI::Range(int64_t{0}, TimingOptions::kMaxRuns));
-  run.add_option("--min-time", flags.min_time,
-                 "timing metrics: with --runs 0, time at least this many seconds")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  run.add_option("--latency-batch-size", flags.latency_batch_size,
-                 "timing metrics: samples per timed run (0: --batch-size)")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  run.add_option("--startup-runs", flags.startup_runs,
-                 "StartupTime: fresh loads of the model file to time")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+void add_timing_options(CLI::App& run, RunArgs& a) {
+  const BenchmarkConfig& d = a.flags;
+  add_number(run, a, "warmup", "INT", fmt::format("{}", d.warmup),
+             "timing metrics: untimed runs before the timed ones");
+  add_number(run, a, "runs", "INT", fmt::format("{}", d.runs),
+             "timing metrics: timed runs, at least 10 when 0");
+  add_number(run, a, "min_time", "SECONDS", fmt::format("{:g}", d.min_time),
+             "timing metrics: with --runs 0, time at least this many seconds");
+  add_number(run, a, "max_time", "SECONDS", fmt::format("{:g}", d.max_time),
+             "timing metrics: stop the warm-up and timed runs, and separately StartupTime's "
+             "loads, after this many seconds (at least one run each), reporting the runs made");
+  add_number(run, a, "latency_batch_size", "INT", fmt::format("{}", d.latency_batch_size),
+             "timing metrics: samples per timed run");
+  add_number(run, a, "startup_runs", "INT", fmt::format("{}", d.startup_runs),
+             "StartupTime: fresh loads of the model file to time");
 }
 }  // namespace
+
+std::string number_flag(const std::string& key) {
+  std::string flag = "--" + key;
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
+}
 
 CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
   CLI::App* run = app.add_subcommand(
@@ -53,10 +65,8 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
                       "; flags given after it override it");
   run->add_option("--model", a.model, "TorchScript model file (.pt)");
   run->add_option("--data", a.data, ".npz file with arrays 'data' and 'targets'");
-  run->add_option("--batch-size", a.flags.batch_size,
-                  "samples per batch; the last may be smaller")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  add_number(*run, a, "batch_size", "INT", fmt::format("{}", a.flags.batch_size),
+             "samples per batch; the last may be smaller");
   run->add_option("--static", a.static_metrics,
                   "static metrics, comma-separated: Name or Name:key=value,key=value");
   run->add_option("--workload", a.workload_metrics,
@@ -81,11 +91,10 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
   run->add_option("--json", a.json_out, "write the results as JSON here");
   run->add_option("--csv", a.csv_out, "write the results as CSV here");
   run->add_option("--text", a.text_out, "write the results as 'key: value' lines here");
-  run->add_option("--shuffle-seed", a.flags.shuffle_seed, "shuffle the samples with this seed");
-  run->add_option("--threads", a.flags.threads, "intra-op threads for LibTorch")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  add_timing_options(*run, a.flags);
+  add_number(*run, a, "shuffle_seed", "INT", "", "shuffle the samples with this seed");
+  add_number(*run, a, "threads", "INT", fmt::format("{}", a.flags.threads),
+             "intra-op threads for LibTorch");
+  add_timing_options(*run, a);
   run->add_flag("--quiet,-q", a.flags.quiet, "no progress bar");
   run->add_flag("--verbose,-v", a.flags.verbose, "print each batch's results to stderr");
   return run;
@@ -187,17 +196,11 @@ BenchmarkConfig resolve_run_args(const CLI::App& run, const RunArgs& cli) {
   const BenchmarkConfig& f = cli.flags;
   if (given("--model")) merged.model = cli.model;
   if (given("--data")) merged.data = cli.data;
-  if (given("--batch-size")) merged.batch_size = f.batch_size;
   if (given("--static")) merged.static_metrics = metric_flag("--static", cli.static_metrics);
   if (given("--workload")) {
     merged.workload_metrics = metric_flag("--workload", cli.workload_metrics);
   }
   if (given("--metrics")) merged.metrics = metric_flag("--metrics", cli.metrics);
-  if (given("--warmup")) merged.warmup = f.warmup;
-  if (given("--runs")) merged.runs = f.runs;
-  if (given("--min-time")) merged.min_time = f.min_time;
-  if (given("--latency-batch-size")) merged.latency_batch_size = f.latency_batch_size;
-  if (given("--startup-runs")) merged.startup_runs = f.startup_runs;
   if (given("--pre")) merged.pre = f.pre;
   if (given("--post")) merged.post = f.post;
   if (given("--stepwise")) merged.stepwise = f.stepwise;
@@ -206,10 +209,13 @@ BenchmarkConfig resolve_run_args(const CLI::App& run, const RunArgs& cli) {
   if (given("--json")) merged.outputs.json = cli.json_out;
   if (given("--csv")) merged.outputs.csv = cli.csv_out;
   if (given("--text")) merged.outputs.text = cli.text_out;
-  if (given("--shuffle-seed")) merged.shuffle_seed = f.shuffle_seed;
-  if (given("--threads")) merged.threads = f.threads;
   if (given("--quiet")) merged.quiet = f.quiet;
   if (given("--verbose")) merged.verbose = f.verbose;
+  // Numbers: checked as the config's keys are, against the same ranges.
+  for (const std::string& key : BenchmarkConfig::number_keys()) {
+    const std::string flag = number_flag(key);
+    if (given(flag.c_str())) merged.set_number(key, cli.numbers.at(key), flag);
+  }
   const std::string where = cli.config.empty() ? "" : " (on the command line or in the config)";
   if (merged.model.empty()) throw UsageError("--model is required" + where);
   if (merged.data.empty()) throw UsageError("--data is required" + where);

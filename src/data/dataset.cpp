@@ -123,8 +123,9 @@ std::string TensorDataset::describe() const { return name_; }
 // ---------------------------------------------------------------------------------------------
 
 void LoaderOptions::validate() const {
-  if (batch_size <= 0) {
-    throw UsageError(fmt::format("batch_size must be positive, got {}", batch_size));
+  if (batch_size <= 0 || batch_size > kMaxBatchSize) {
+    throw UsageError(fmt::format("batch_size: {} is out of range; expected an integer from 1 to {}",
+                                 batch_size, kMaxBatchSize));
   }
 }
 

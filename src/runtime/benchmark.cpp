@@ -180,6 +180,13 @@ Results Benchmark::run(const RunOptions& options) {
   results.environment = capture_environment();
   results.run["model"] = s.model->describe();
   results.run["batch_size"] = s.loader.options().batch_size;
+  if (const auto& seed = s.loader.options().shuffle_seed) results.run["shuffle_seed"] = *seed;
+  if (results.environment.cores > 0 && results.environment.threads > results.environment.cores) {
+    state.warn_once(fmt::format(
+        "LibTorch runs {} intra-op threads on {} logical CPUs: the threads compete for the "
+        "CPUs, which slows the run and makes timings unrepresentative",
+        results.environment.threads, results.environment.cores));
+  }
   const std::vector<std::string> order = results_order(s.metrics);
   for (const auto& name : order) results.values[name] = nullptr;  // keeps the order asked for
   results.metrics = describe_metrics(s.metrics, order);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The timing pass: the model without hooks on full batches of one size, cycling through the
 // data in order; warm-up runs first, then timed runs, then fresh loads of the model file when
-// a metric asks for them (see TimingOptions).
+// a metric asks for them (see TimingOptions); max_time bounds the runs and the loads.
 #include <fmt/format.h>
 
 #include <neurobench/metrics/timing.hpp>
@@ -48,9 +48,19 @@ void timed_runs(const PassInput& in, const DataLoader& batches, const TimingOpti
     run.post_s = seconds_between(t2, t3);
     return run;
   };
-  for (int64_t w = 0; w < o.warmup; ++w) {
+  // max_time_s bounds the warm-up and timed runs together; one timed run is always made.
+  const auto pass_start = Clock::now();
+  const auto out_of_time = [&] {
+    return seconds_between(pass_start, Clock::now()) >= o.max_time_s;
+  };
+  for (t.warmup_runs = 0; t.warmup_runs < o.warmup; ++t.warmup_runs) {
+    if (out_of_time()) {
+      t.max_time_reached = true;
+      break;
+    }
     stop_if_requested([&] {
-      return fmt::format("during the timing pass, after {} of {} warm-up runs", w, o.warmup);
+      return fmt::format("during the timing pass, after {} of {} warm-up runs", t.warmup_runs,
+                         o.warmup);
     });
     (void)run_once();
   }
@@ -61,6 +71,10 @@ void timed_runs(const PassInput& in, const DataLoader& batches, const TimingOpti
                    : done >= TimingOptions::kMaxRuns ||
                          (done >= TimingOptions::kMinAutoRuns &&
                           seconds_between(start, Clock::now()) >= o.min_time_s)) {
+      break;
+    }
+    if (done > 0 && out_of_time()) {
+      t.max_time_reached = true;
       break;
     }
     stop_if_requested([&] {
@@ -79,7 +93,13 @@ void startup_runs(const PassInput& in, const DataLoader& batches, const TimingOp
   const NeuroBenchModel& model = in.model;
   try {
     Batch first = pre_process(in.pre, batches.batch(0), 0);
+    // max_time_s bounds the loads as it bounds the timed runs; one load is always made.
+    const auto start = Clock::now();
     for (int64_t k = 0; k < o.startup_runs; ++k) {
+      if (k > 0 && seconds_between(start, Clock::now()) >= o.max_time_s) {
+        t.startup_max_time_reached = true;
+        break;
+      }
       stop_if_requested([&] {
         return fmt::format("during the start-up runs of the timing pass, after {} of {}", k,
                            o.startup_runs);
@@ -111,10 +131,28 @@ void startup_runs(const PassInput& in, const DataLoader& batches, const TimingOp
   }
 }
 
+// Says which part of the pass max_time_s cut short, and how many runs it made.
+void warn_if_cut_short(const TimingOptions& o, bool startup, const Timings& t, Results& results) {
+  if (t.max_time_reached) {
+    const std::string asked = o.runs > 0 ? fmt::format("{}", o.runs)
+                                         : fmt::format("at least {} (runs 0, min_time {:g} s)",
+                                                       TimingOptions::kMinAutoRuns, o.min_time_s);
+    results.warnings.push_back(fmt::format(
+        "timing: max_time ({:g} s) reached after {} of {} warm-up runs and {} of {} timed runs; "
+        "the timing metrics use the runs made (raise max_time to make them all)",
+        o.max_time_s, t.warmup_runs, o.warmup, t.runs.size(), asked));
+  }
+  if (startup && t.startup_max_time_reached) {
+    results.warnings.push_back(fmt::format(
+        "timing: max_time ({:g} s) reached after {} of {} start-up runs (fresh loads of the "
+        "model file); StartupTime uses the runs made (raise max_time to make them all)",
+        o.max_time_s, t.startup.size(), o.startup_runs));
+  }
+}
+
 Timings measure(const PassInput& in, const TimingOptions& o, bool startup, Results& results) {
   Timings t;
   t.batch_size = timing_batch_size(in, o, results);
-  t.warmup_runs = o.warmup;
   t.clock_resolution_s = monotonic_clock_resolution();
   LoaderOptions timing_options;
   timing_options.batch_size = t.batch_size;
@@ -129,6 +167,7 @@ Timings measure(const PassInput& in, const TimingOptions& o, bool startup, Resul
         "their times are below what can be measured",
         below, t.runs.size(), t.clock_resolution_s * 1e9));
   }
+  warn_if_cut_short(o, startup, t, results);
   return t;
 }
 
@@ -140,12 +179,19 @@ void timing_pass(const PassInput& in, const std::vector<std::unique_ptr<TimingMe
   bool startup = false;
   for (const auto& m : metrics) startup = startup || m->needs_startup_runs();
   const Timings t = measure(in, options, startup, state.results);
-  state.results.run["timing"] = {{"warmup", options.warmup},
-                                 {"runs", options.runs},
-                                 {"min_time_s", options.min_time_s},
-                                 {"batch_size", t.batch_size},
-                                 {"startup_runs", startup ? options.startup_runs : 0},
-                                 {"clock_resolution_ns", t.clock_resolution_s * 1e9}};
+  // The settings asked for, then the runs made and whether max_time cut the pass short.
+  state.results.run["timing"] = {
+      {"warmup", options.warmup},
+      {"runs", options.runs},
+      {"min_time_s", options.min_time_s},
+      {"max_time_s", options.max_time_s},
+      {"batch_size", t.batch_size},
+      {"startup_runs", startup ? options.startup_runs : 0},
+      {"clock_resolution_ns", t.clock_resolution_s * 1e9},
+      {"warmup_runs_done", t.warmup_runs},
+      {"runs_done", static_cast<int64_t>(t.runs.size())},
+      {"startup_runs_done", static_cast<int64_t>(t.startup.size())},
+      {"max_time_reached", t.max_time_reached || t.startup_max_time_reached}};
   for (const auto& m : metrics) {
     const std::string name = m->name();
     state.guard(name, [&] { state.results.values[name] = m->compute(t); });

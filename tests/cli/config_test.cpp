@@ -59,8 +59,11 @@ TEST_CASE("config errors name the file and the key and exit 2", "[cli][config]")
   };
   const std::vector<Case> cases = {
       {classifier_config(R"(, "batchsize": 3)"), "'batchsize'"},
-      {classifier_config(R"(, "batch_size": "4")"), "'batch_size' must be a positive integer"},
+      {classifier_config(R"(, "batch_size": "4")"),
+       "'batch_size': \"4\" is not an integer; expected an integer from 1 to 2147483647"},
       {classifier_config(R"(, "stepwise": 1)"), "'stepwise' must be true or false"},
+      {classifier_config(R"(, "threads": 4294967297)"), "'threads': 4294967297 is out of range"},
+      {classifier_config(R"(, "warmup": 1e12)"), "'warmup': 1000000000000.0 is out of range"},
       {classifier_config(R"(, "workload": "MSE")"), "'workload' must be a list of names"},
       {R"({"model": "m.pt", "outputs": {"xml": "a.xml"}})", "'outputs.xml'"},
       {R"({"data": "d.npz"})", "--model is required"},

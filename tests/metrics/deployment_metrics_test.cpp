@@ -185,6 +185,73 @@ TEST_CASE("timing options are checked and name the field at fault", "[timing]") 
   o = {};
   o.runs = neurobench::TimingOptions::kMaxRuns + 1;
   REQUIRE_THROWS_WITH(o.validate(), Catch::Contains("runs"));
+  o = {};
+  o.warmup = 2000000000;
+  REQUIRE_THROWS_WITH(o.validate(), Catch::Contains("timing: warmup: 2000000000 is out of range; "
+                                                    "expected an integer from 0 to 1000000"));
+  o = {};
+  o.startup_runs = neurobench::TimingOptions::kMaxStartupRuns + 1;
+  REQUIRE_THROWS_WITH(o.validate(), Catch::Contains("startup_runs: 10001 is out of range"));
+  o = {};
+  o.max_time_s = -1;
+  REQUIRE_THROWS_WITH(o.validate(), Catch::Contains("max_time: -1 is out of range"));
+  o = {};
+  o.max_time_s = 0.5;
+  REQUIRE_THROWS_WITH(o.validate(), Catch::Contains("min_time (1 s) is more than max_time"));
+  o.runs = 10;
+  REQUIRE_NOTHROW(o.validate());
+}
+
+TEST_CASE("max_time stops the timed runs and the start-up loads and reports the runs made",
+          "[timing][benchmark]") {
+  auto count = std::make_shared<int64_t>(0);
+  std::vector<std::unique_ptr<neurobench::PreProcessor>> pre;
+  pre.push_back(std::make_unique<CountingPre>(count));
+  neurobench::Benchmark bench(classifier_model(), loader(4), std::move(pre), {},
+                              neurobench::MetricSet::from_names({}, {"Latency", "StartupTime"}));
+  using neurobench::TimingOptions;
+  auto options = timed(0, TimingOptions::kMaxRuns);
+  options.timing.startup_runs = TimingOptions::kMaxStartupRuns;
+  options.timing.max_time_s = 0.05;
+  const auto r = bench.run(options);
+  REQUIRE(r.ok());
+  const Json& timing = r.run["timing"];
+  const auto runs = timing["runs_done"].get<int64_t>();
+  const auto loads = timing["startup_runs_done"].get<int64_t>();
+  CHECK(runs >= 1);
+  CHECK(runs < TimingOptions::kMaxRuns);
+  CHECK(loads >= 1);
+  CHECK(loads < TimingOptions::kMaxStartupRuns);
+  CHECK(*count == runs + 1);  // the timed runs, and the start-up runs' one batch
+  CHECK(r.values["Latency"]["runs"] == runs);
+  CHECK(r.values["StartupTime"]["runs"] == loads);
+  CHECK(timing["max_time_reached"] == true);
+  REQUIRE(r.warnings.size() == 2);
+  CHECK_THAT(r.warnings[0], Catch::StartsWith("timing: max_time (0.05 s) reached after 0 of 0 "
+                                              "warm-up runs and " +
+                                              std::to_string(runs) + " of 1000000 timed runs"));
+  CHECK_THAT(r.warnings[1], Catch::StartsWith("timing: max_time (0.05 s) reached after " +
+                                              std::to_string(loads) + " of 10000 start-up runs"));
+
+  // The warm-up counts against max_time too; one timed run is still made.
+  options = timed(TimingOptions::kMaxWarmup, 5);
+  options.timing.max_time_s = 0.05;
+  const auto w = bench.run(options);
+  REQUIRE(w.ok());
+  CHECK(w.run["timing"]["warmup_runs_done"].get<int64_t>() < TimingOptions::kMaxWarmup);
+  CHECK(w.values["Latency"]["warmup_runs"] == w.run["timing"]["warmup_runs_done"]);
+  CHECK(w.run["timing"]["runs_done"] == 1);
+  CHECK(w.run["timing"]["max_time_reached"] == true);
+
+  // max_time 0: one timed run and one load, nothing more.
+  options = timed(3, 100);
+  options.timing.min_time_s = 0;
+  options.timing.max_time_s = 0;
+  const auto zero = bench.run(options);
+  REQUIRE(zero.ok());
+  CHECK(zero.run["timing"]["warmup_runs_done"] == 0);
+  CHECK(zero.values["Latency"]["runs"] == 1);
+  CHECK(zero.values["StartupTime"]["runs"] == 1);
 }
 
 TEST_CASE("timing metrics are a family of their own, asked for among the workload metrics",

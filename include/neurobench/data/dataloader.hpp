@@ -12,10 +12,13 @@ namespace neurobench {
 
 /// How a DataLoader batches a dataset.
 struct LoaderOptions {
+  static constexpr int64_t kMaxBatchSize = 2147483647;  ///< Most samples per batch: 2^31 - 1.
+
   int64_t batch_size = 64;                    ///< Samples per batch; the last may be smaller.
   std::optional<std::uint64_t> shuffle_seed;  ///< Shuffle with this seed; in order when unset.
 
-  /// Throws UsageError naming the field when an option is invalid.
+  /// Throws UsageError naming the field when an option is invalid (`batch_size` 1 to
+  /// kMaxBatchSize).
   void validate() const;
 };
 
