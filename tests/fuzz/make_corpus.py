@@ -1,0 +1,153 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Writes the fuzz targets' seed corpora (tests/fuzz/corpus/<target>/): small valid inputs of
+every layout each reader accepts, so that mutation starts from the interesting paths.
+
+    /usr/bin/python3 tests/fuzz/make_corpus.py
+
+Needs Debian's python3-numpy. Deterministic: re-running it gives the same files.
+"""
+import io
+import json
+import pathlib
+import shutil
+import struct
+import zipfile
+
+import numpy as np
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+CORPUS = HERE / "corpus"
+
+
+def fresh(name):
+    folder = CORPUS / name
+    # Keep crash reproducers added by hand (named crash-*), rewrite the seeds.
+    folder.mkdir(parents=True, exist_ok=True)
+    for f in folder.iterdir():
+        if not f.name.startswith("crash-"):
+            f.unlink()
+    return folder
+
+
+def npy_bytes(array, version=None):
+    out = io.BytesIO()
+    if version is None:
+        np.save(out, array, allow_pickle=False)
+    else:
+        np.lib.format.write_array(out, array, version=version, allow_pickle=False)
+    return out.getvalue()
+
+
+def npy_seeds():
+    rng = np.random.default_rng(7)
+    seeds = {
+        "f4_2x3": rng.standard_normal((2, 3)).astype("<f4"),
+        "f8_4": rng.standard_normal(4),
+        "f2_3": np.array([1.5, -2.0, np.inf], dtype="<f2"),
+        "f4_big_endian": rng.standard_normal((3, 2)).astype(">f4"),
+        "f4_fortran": np.asfortranarray(rng.standard_normal((3, 4)).astype("<f4")),
+        "i1": np.array([-128, 0, 127], dtype="i1"),
+        "i2": np.array([[1, -2], [3, -4]], dtype="<i2"),
+        "i4": np.arange(6, dtype="<i4").reshape(2, 3),
+        "i8_big_endian": np.arange(3, dtype=">i8"),
+        "u1_image": (np.arange(16, dtype="u1") * 16).reshape(1, 4, 4),
+        "bool": np.array([True, False, True]),
+        "scalar": np.array(3.25, dtype="<f4"),
+        "empty": np.zeros((0, 3), dtype="<f4"),
+        "nan": np.array([np.nan, 1.0], dtype="<f4"),
+    }
+    folder = fresh("npy")
+    for name, array in seeds.items():
+        (folder / f"{name}.npy").write_bytes(npy_bytes(array))
+    (folder / "version2.npy").write_bytes(npy_bytes(seeds["f4_2x3"], version=(2, 0)))
+    (folder / "version3.npy").write_bytes(npy_bytes(seeds["i4"], version=(3, 0)))
+    return seeds
+
+
+def npz_seeds(arrays):
+    folder = fresh("npz")
+
+    def archive(name, entries, compression):
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", compression=compression) as z:
+            for entry, array in entries.items():
+                info = zipfile.ZipInfo(entry + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
+                info.compress_type = compression
+                z.writestr(info, npy_bytes(array))
+        (folder / name).write_bytes(out.getvalue())
+
+    data = {"data": arrays["f4_2x3"], "targets": np.array([0, 1], dtype="<i8")}
+    archive("stored.npz", data, zipfile.ZIP_STORED)
+    archive("deflated.npz", data, zipfile.ZIP_DEFLATED)
+    archive("mixed_dtypes.npz", {k: arrays[k] for k in ("i1", "bool", "f8_4", "u1_image")},
+            zipfile.ZIP_DEFLATED)
+    archive("one_array.npz", {"x": arrays["scalar"]}, zipfile.ZIP_STORED)
+    archive("empty_array.npz", {"data": arrays["empty"]}, zipfile.ZIP_STORED)
+    archive("no_arrays.npz", {}, zipfile.ZIP_STORED)
+
+
+def idx_bytes(code, array):
+    header = struct.pack(">BBBB", 0, 0, code, array.ndim)
+    header += b"".join(struct.pack(">I", d) for d in array.shape)
+    return header + array.astype(array.dtype.newbyteorder(">")).tobytes()
+
+
+def idx_seeds():
+    folder = fresh("idx")
+    (folder / "images_u8.idx").write_bytes(idx_bytes(0x08, (np.arange(18) % 256).astype("u1").reshape(2, 3, 3)))
+    (folder / "labels_u8.idx").write_bytes(idx_bytes(0x08, np.array([3, 1, 4], dtype="u1")))
+    (folder / "i8.idx").write_bytes(idx_bytes(0x09, np.array([-1, 2], dtype="i1")))
+    (folder / "i16.idx").write_bytes(idx_bytes(0x0B, np.array([[-300, 2]], dtype="i2")))
+    (folder / "i32.idx").write_bytes(idx_bytes(0x0C, np.arange(4, dtype="i4").reshape(2, 2)))
+    (folder / "f32.idx").write_bytes(idx_bytes(0x0D, np.array([0.5, -1.25], dtype="f4")))
+    (folder / "f64.idx").write_bytes(idx_bytes(0x0E, np.array([[1e-3]], dtype="f8")))
+    (folder / "empty.idx").write_bytes(idx_bytes(0x08, np.zeros((0, 2), dtype="u1")))
+
+
+def config_seeds():
+    folder = fresh("config")
+    for example in sorted((ROOT / "examples").glob("*/*.json")):
+        shutil.copy(example, folder / f"example_{example.parent.name}_{example.name}")
+    configs = {
+        "minimal": {"model": "m.pt", "data": "d.npz", "metrics": ["Accuracy"]},
+        "families": {"model": "m.pt", "data": "d.npz", "batch_size": 4,
+                     "static": ["Footprint", "ConnectionSparsity"],
+                     "workload": ["ActivationSparsity", "SynapticOperations"]},
+        "options": {"model": "m.pt", "data": "d.npz",
+                    "metrics": [{"name": "Latency", "options": {"percentiles": [50, 99]}}],
+                    "warmup": 2, "runs": 3, "min_time": 0.5, "threads": 1},
+        "everything": {"_comment": "every key", "model": "m.pt", "data": "d.npz",
+                       "batch_size": 8, "metrics": ["Accuracy"], "pre": [], "post": [],
+                       "stepwise": True, "activation_modules": ["ReLU"],
+                       "connection_modules": ["Linear"], "shuffle_seed": 5,
+                       "latency_batch_size": 1, "startup_runs": 2, "quiet": True,
+                       "verbose": False, "json": "r.json", "csv": "r.csv", "text": "r.txt"},
+    }
+    for name, config in configs.items():
+        (folder / f"{name}.json").write_text(json.dumps(config, indent=2) + "\n")
+    (folder / "comments.json").write_text(
+        '// a comment\n{"model": "m.pt", /* inline */ "data": "d.npz", "metrics": ["MSE"]}\n')
+
+
+def results_seeds():
+    folder = fresh("results")
+    shutil.copy(ROOT / "tests/golden/results.json", folder / "golden.json")
+    for fixture in sorted((ROOT / "tests/fixtures/report").glob("*.json")):
+        shutil.copy(fixture, folder / fixture.name)
+    (folder / "wrapped.json").write_text(json.dumps(
+        {"results": {"Accuracy": 0.5, "Footprint": 1024, "ActivationSparsity": None}}) + "\n")
+    (folder / "object_values.json").write_text(json.dumps(
+        {"SynapticOperations": {"Effective_MACs": 10.0, "Effective_ACs": 0.0, "Dense": 20.0},
+         "Latency": {"mean": 0.1, "p50": 0.09, "p99": 0.2}}) + "\n")
+
+
+if __name__ == "__main__":
+    arrays = npy_seeds()
+    npz_seeds(arrays)
+    idx_seeds()
+    config_seeds()
+    results_seeds()
+    for target in sorted(CORPUS.iterdir()):
+        print(f"{target.name}: {len(list(target.iterdir()))} seeds")
