@@ -13,6 +13,8 @@
 
 #include <neurobench/errors.hpp>
 
+#include "util/json_input.hpp"
+
 namespace neurobench {
 
 using nlohmann::ordered_json;
@@ -126,12 +128,7 @@ RunResults load_run_results(const std::filesystem::path& path, std::string label
   if (!in) throw InputError(fmt::format("{}: cannot read the results file", name));
   std::stringstream text;
   text << in.rdbuf();
-  ordered_json document;
-  try {
-    document = ordered_json::parse(text.str());
-  } catch (const ordered_json::parse_error& e) {
-    throw InputError(fmt::format("{}: not valid JSON: {}", name, e.what()));
-  }
+  const ordered_json document = detail::parse_user_json(text.str(), name);
   if (label.empty()) label = path.stem().string();
   return parse_run_results(document, std::move(label), name);
 }
