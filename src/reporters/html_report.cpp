@@ -44,6 +44,12 @@ std::string run_header_cells(const std::vector<RunResults>& runs) {
 std::string value_cell(const std::string& label, const FlatValue& v) {
   switch (v.state) {
     case FlatValue::State::Number:
+      if (detail::is_non_finite(v)) {  // "NaN", "Infinity", "-Infinity" in the file
+        return fmt::format(
+            "<td class=\"value nonfinite\" data-run=\"{0}\" data-state=\"nonfinite\" "
+            "data-value=\"{1}\" title=\"not a finite number\">{1}</td>",
+            esc(label), format_number(v.number));
+      }
       return fmt::format(
           "<td class=\"value\" data-run=\"{}\" data-state=\"number\" data-value=\"{}\" "
           "title=\"{}\">{}</td>",
@@ -240,7 +246,7 @@ td.unit,td.better{color:var(--muted);white-space:nowrap}
 td.diff.better{color:var(--better)}
 td.diff.worse{color:var(--worse);font-weight:600}
 td.diff.same,td.diff.neutral,td.diff.na,td.missing{color:var(--muted)}
-td.failed{color:var(--worse);font-style:italic}
+td.failed,td.nonfinite{color:var(--worse);font-style:italic}
 .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px}
 .note,.caption{color:var(--muted);margin:6px 0}
 .left-out-note{font-style:italic}

@@ -14,6 +14,8 @@
 #include <neurobench/errors.hpp>
 
 #include "util/json_input.hpp"
+#include "util/non_finite.hpp"
+#include "util/text.hpp"
 
 namespace neurobench {
 
@@ -23,15 +25,26 @@ namespace {
 
 const char* article(const ordered_json& v) { return v.is_array() || v.is_object() ? "an" : "a"; }
 
-void check_metric_value(const ordered_json& v, const std::string& key, const std::string& source) {
-  if (v.is_number() || v.is_null()) return;
-  if (v.is_object()) {
-    for (const auto& [k, sub] : v.items()) check_metric_value(sub, key + "." + k, source);
-    return;
+// A metric's value: a number, one of the strings "NaN", "Infinity", "-Infinity" (numbers that
+// are not finite), null (failed), or an object of these at any depth. Iterative: a document
+// built in memory may be nested deeper than a file may (parse_user_json refuses that).
+void check_metric_value(const ordered_json& value, const std::string& metric,
+                        const std::string& source) {
+  std::vector<std::pair<const ordered_json*, std::string>> pending{{&value, metric}};
+  while (!pending.empty()) {
+    auto [v, key] = std::move(pending.back());
+    pending.pop_back();
+    if (v->is_number() || v->is_null() || detail::non_finite_from_token(*v)) continue;
+    if (v->is_object()) {
+      for (const auto& [k, sub] : v->items()) pending.emplace_back(&sub, key + "." + k);
+      continue;
+    }
+    throw InputError(fmt::format(
+        "{}: metric '{}' is {} {}{}; expected a number, \"NaN\", \"Infinity\", \"-Infinity\", "
+        "null (failed), or an object of these",
+        source, key, article(*v), v->type_name(),
+        v->is_string() ? " (" + detail::json_excerpt(*v) + ")" : std::string()));
   }
-  throw InputError(
-      fmt::format("{}: metric '{}' is {} {}; expected a number, an object of numbers or null",
-                  source, key, article(v), v.type_name()));
 }
 
 // The object keyed by metric name: the document itself, or its "results".
