@@ -13,6 +13,7 @@
 #include <neurobench/reporters/format.hpp>
 
 #include "reporters/flat_values.hpp"
+#include "reporters/metric_index.hpp"
 #include "reporters/text.hpp"
 
 namespace neurobench {
@@ -48,13 +49,6 @@ void check_prefixes(const std::vector<std::string>& keys, const CompareOptions& 
   }
 }
 
-// The newest description: b's `_metrics`, then a's, then the legacy table.
-MetricInfo newest_info(const RunResults& a, const RunResults& b, const std::string& key) {
-  if (auto info = described_metric_info(b, key)) return *info;
-  if (auto info = described_metric_info(a, key)) return *info;
-  return legacy_metric_info(key);
-}
-
 ComparisonRow compare_key(const std::string& key, const detail::FlatRun& a,
                           const detail::FlatRun& b, MetricInfo info, double fail_above_percent) {
   ComparisonRow row;
@@ -83,11 +77,13 @@ std::vector<ComparisonRow> compare(const RunResults& a, const RunResults& b,
   const std::vector<detail::FlatRun> flat = {detail::FlatRun(a), detail::FlatRun(b)};
   const std::vector<std::string> keys = detail::union_keys(flat);
   check_prefixes(keys, options, a, b);
+  // The newest description: b's `_metrics`, then a's, then the legacy table.
+  const detail::MetricIndex newest(std::vector<const RunResults*>{&b, &a});
   std::vector<ComparisonRow> rows;
   for (const auto& key : keys) {
     if (!selected(key, options)) continue;
     rows.push_back(
-        compare_key(key, flat[0], flat[1], newest_info(a, b, key), options.fail_above_percent));
+        compare_key(key, flat[0], flat[1], newest.info(key), options.fail_above_percent));
   }
   return rows;
 }

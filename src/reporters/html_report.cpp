@@ -13,6 +13,7 @@
 #include <neurobench/reporters/metric_info.hpp>
 
 #include "reporters/flat_values.hpp"
+#include "reporters/metric_index.hpp"
 #include "reporters/run_context.hpp"
 #include "reporters/svg_charts.hpp"
 #include "reporters/svg_plot.hpp"
@@ -83,8 +84,8 @@ std::string diff_cell(const std::string& label, const Difference& d) {
 // One key: its unit and direction (from the runs' `_metrics`, else the legacy table), each
 // run's value, the differences to the first run.
 std::string metric_row(const std::string& key, const std::vector<RunResults>& runs,
-                       const std::vector<FlatRun>& flat) {
-  const MetricInfo info = metric_info(runs, key);
+                       const std::vector<FlatRun>& flat, const detail::MetricIndex& index) {
+  const MetricInfo info = index.info(key);
   const char* arrow = info.better == Better::Higher  ? "\xE2\x86\x91 higher"
                       : info.better == Better::Lower ? "\xE2\x86\x93 lower"
                                                      : "";
@@ -113,7 +114,8 @@ std::string metrics_table(const std::vector<RunResults>& runs, const std::vector
         esc(runs[r].label), esc(runs[0].label));
   }
   out += "</tr></thead><tbody>\n";
-  for (const auto& key : detail::union_keys(flat)) out += metric_row(key, runs, flat);
+  const detail::MetricIndex index(runs);
+  for (const auto& key : detail::union_keys(flat)) out += metric_row(key, runs, flat, index);
   out += "</tbody></table></div>\n";
   return out;
 }

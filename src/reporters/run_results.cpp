@@ -112,7 +112,9 @@ RunResults parse_run_results(const ordered_json& document, std::string label,
       continue;
     }
     check_metric_value(v, key, source);
-    out.metrics[key] = v;
+    // The document's keys are unique: appended without operator[]'s search of every key
+    // before it (quadratic in the number of metrics).
+    out.metrics.get_ref<ordered_json::object_t&>().emplace_back(key, v);
   }
   if (&flat != &document) {  // metadata may sit beside "results"
     for (const auto& [key, v] : document.items()) {
