@@ -174,3 +174,29 @@ TEST_CASE("reports show NaN and infinities apart from failed metrics", "[report]
   REQUIRE_THAT(html, Catch::Contains("data-state=\"failed\""));
   REQUIRE(neurobench::test::count(html, "data-state=\"nonfinite\"") == 2);
 }
+
+TEST_CASE("compare: a value that becomes NaN or infinite is a regression, whatever the gate",
+          "[report][nan]") {
+  neurobench::CompareOptions lenient;
+  lenient.fail_above_percent = 1e9;
+  const auto a = run_of("a", R"({"MyMetric": 1, "Footprint": 10, "Same": "NaN", "Was": "NaN",
+                                 "Inf": "Infinity", "Failed": null})");
+  const auto b = run_of("b", R"({"MyMetric": "NaN", "Footprint": "-Infinity", "Same": "NaN",
+                                 "Was": 3, "Inf": "-Infinity", "Failed": "NaN", "New": "Infinity"})");
+  const auto rows = neurobench::compare(a, b, lenient);
+  REQUIRE(row(rows, "MyMetric").regression);  // no direction, yet a regression
+  REQUIRE_FALSE(row(rows, "MyMetric").has_difference);
+  REQUIRE(row(rows, "Footprint").regression);  // lower is better, -inf is still no number
+  REQUIRE_FALSE(row(rows, "Same").regression);
+  REQUIRE_FALSE(row(rows, "Was").regression);
+  REQUIRE(row(rows, "Inf").regression);
+  REQUIRE(row(rows, "Failed").regression);
+  REQUIRE(row(rows, "New").regression);
+  REQUIRE(neurobench::comparison_failed(rows, lenient));
+  const std::string table = neurobench::render_comparison(rows, a, b, lenient);
+  REQUIRE_THAT(table, Catch::Contains("<< REGRESSION (not a finite number)"));
+  REQUIRE_THAT(table, Catch::Contains(
+                          "5 regressions above 1e9%: MyMetric, Footprint, Inf, Failed, New"));
+  // Reversed, the NaN values are in a: getting a number back is no regression.
+  REQUIRE_FALSE(row(neurobench::compare(b, a, lenient), "MyMetric").regression);
+}
