@@ -74,8 +74,9 @@ struct BenchmarkConfig {
                                                  const std::filesystem::path& base = {},
                                                  const std::string& source = "config");
   /// Reads a config file (JSON; comments allowed); relative paths are taken from its folder.
-  /// Throws InputError naming the file when it is missing or not JSON, and UsageError naming
-  /// the file and the key as from_json() does.
+  /// Throws InputError naming the file when it is missing or not JSON, nested more than 64
+  /// deep, or holds a number beyond a double (`1e400`), with the line and column
+  /// (docs/file-formats.md); UsageError naming the file and the key as from_json() does.
   [[nodiscard]] static BenchmarkConfig read(const std::filesystem::path& file);
 
   /// The config as JSON, keys in the documented order: `_comment` when set, `model` and
