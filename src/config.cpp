@@ -18,6 +18,9 @@
 
 #include "config_numbers.hpp"
 
+#include "util/json_input.hpp"
+#include "util/text.hpp"
+
 namespace neurobench {
 namespace {
 
@@ -36,7 +39,8 @@ struct Reader {
   fs::path base;
 
   [[noreturn]] void wrong(const std::string& key, const char* expected, const Json& v) const {
-    throw UsageError(fmt::format("{}: '{}' must be {}, got {}", source, key, expected, v.dump()));
+    throw UsageError(
+        fmt::format("{}: '{}' must be {}, got {}", source, key, expected, detail::json_excerpt(v)));
   }
   std::string string(const std::string& key, const Json& v) const {
     if (!v.is_string()) wrong(key, "a string", v);
@@ -78,7 +82,7 @@ struct Reader {
         named = true;
       } else if (name != "options") {
         throw UsageError(fmt::format("{}: unknown key '{}.{}' (a metric has name and options)",
-                                     source, key, name));
+                                     source, key, detail::printable(name, 60)));
       }
     }
     if (!named) wrong(key, "a metric name or an object with \"name\"", v);
@@ -94,14 +98,15 @@ struct Reader {
       std::string hint = "{\"name\": \"Name\", \"options\": {...}}";
       try {
         const MetricSpec spec = parse_metric_spec(name);
-        hint = Json{{"name", spec.name}, {"options", spec.options}}.dump();
+        const std::string written = Json{{"name", spec.name}, {"options", spec.options}}.dump();
+        if (written.size() <= 200) hint = written;
       } catch (const UsageError&) {
         // Not even the command line's form: the generic hint stays.
       }
       throw UsageError(
           fmt::format("{}: '{}' is \"{}\": Name:key=value is the command line's "
                       "form; a config writes {}",
-                      source, key, name, hint));
+                      source, key, detail::printable(name, 80), hint));
     }
     if (name.empty()) wrong(key, "a metric name", Json(name));
     return MetricSpec{name, Json::object()};
@@ -119,7 +124,8 @@ struct Reader {
         out.text = path(field, value);
       } else {
         throw UsageError(
-            fmt::format("{}: unknown key '{}' (outputs has json, csv, text)", source, field));
+            fmt::format("{}: unknown key '{}' (outputs has json, csv, text)", source,
+                        detail::printable(field, 80)));
       }
     }
     return out;
@@ -173,7 +179,7 @@ void check(const BenchmarkConfig& c, const std::string& source) {
       const std::string field = fmt::format("{}[{}]", key, i);
       if (spec.name.empty()) wrong(field.c_str(), "a metric with a name", "\"\"");
       if (!spec.options.is_object()) {
-        wrong((field + ".options").c_str(), "an object", spec.options.dump());
+        wrong((field + ".options").c_str(), "an object", detail::json_excerpt(spec.options));
       }
     }
   }
@@ -234,7 +240,8 @@ BenchmarkConfig BenchmarkConfig::from_json(const Json& json, const fs::path& bas
     }
     const auto it = setters().find(key);
     if (it == setters().end()) {
-      throw UsageError(fmt::format("{}: unknown key '{}' (known: {})", source, key, kKnownKeys));
+      throw UsageError(fmt::format("{}: unknown key '{}' (known: {})", source,
+                                   detail::printable(key, 60), kKnownKeys));
     }
     it->second(config, reader, key, value);
   }
@@ -243,13 +250,9 @@ BenchmarkConfig BenchmarkConfig::from_json(const Json& json, const fs::path& bas
 }
 
 BenchmarkConfig BenchmarkConfig::read(const fs::path& file) {
-  std::istringstream in(detail::read_input_file(file, "config file", kMaxFileBytes));
-  Json json;
-  try {
-    json = Json::parse(in, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
-  } catch (const Json::parse_error& e) {
-    throw InputError(fmt::format("{}: not valid JSON: {}", file.string(), e.what()));
-  }
+  const Json json = detail::parse_user_json(
+      detail::read_input_file(file, "config file", kMaxFileBytes), file.string(),
+      /*comments=*/true);
   return from_json(json, file.has_parent_path() ? file.parent_path() : fs::path("."),
                    file.string());
 }

@@ -9,13 +9,16 @@
 
 #include <neurobench/errors.hpp>
 
+#include "util/json_input.hpp"
+#include "util/text.hpp"
+
 namespace neurobench {
 namespace {
 
 constexpr const char* kForm = "write Name or Name:key=value,key=value";
 
 [[noreturn]] void bad(std::string_view text, const std::string& why) {
-  throw UsageError(fmt::format("metric '{}': {} ({})", text, why, kForm));
+  throw UsageError(fmt::format("metric '{}': {} ({})", detail::printable(text, 100), why, kForm));
 }
 
 std::string_view trim(std::string_view s) {
@@ -59,6 +62,14 @@ std::vector<std::string_view> split_top_level(std::string_view text) {
 
 // JSON when the text parses as JSON (3, true, [1,2], "quoted"), else the text as a string.
 Json option_value(std::string_view text) {
+  // Refused before parsing: every later use of the value (checks, messages, results) walks it
+  // recursively.
+  detail::TextPosition at;
+  if (detail::find_too_deep(text, detail::kMaxJsonDepth, /*comments=*/false, at)) {
+    throw UsageError(fmt::format(
+        "option value '{}': arrays and objects nested more than {} deep (at character {})",
+        detail::printable(text, 40), detail::kMaxJsonDepth, at.offset + 1));
+  }
   Json value = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded()) return Json(std::string(text));
   return value;
@@ -68,7 +79,7 @@ void check_name(std::string_view text, std::string_view name) {
   if (name.empty()) bad(text, "no metric name");
   if (name.find_first_of("=, \t") != std::string_view::npos) {
     const bool option = name.find('=') != std::string_view::npos;
-    bad(text, fmt::format("'{}' is not a metric name{}", name,
+    bad(text, fmt::format("'{}' is not a metric name{}", detail::printable(name, 60),
                           option ? "; options follow a ':' after the name" : ""));
   }
 }
@@ -88,13 +99,13 @@ MetricSpec parse_metric_spec(std::string_view text) {
     if (option.empty()) bad(text, "an empty option (two commas in a row, or one at the end)");
     const std::size_t eq = option.find('=');
     if (eq == std::string_view::npos) {
-      bad(text, fmt::format("option '{}' has no value (key=value)", option));
+      bad(text, fmt::format("option '{}' has no value (key=value)", detail::printable(option, 60)));
     }
     const std::string key(trim(option.substr(0, eq)));
     const std::string_view value = trim(option.substr(eq + 1));
-    if (key.empty()) bad(text, fmt::format("option '{}' has no key before '='", option));
-    if (value.empty()) bad(text, fmt::format("option '{}' has no value after '='", key));
-    if (spec.options.contains(key)) bad(text, fmt::format("option '{}' is given twice", key));
+    if (key.empty()) bad(text, fmt::format("option '{}' has no key before '='", detail::printable(option, 60)));
+    if (value.empty()) bad(text, fmt::format("option '{}' has no value after '='", detail::printable(key, 60)));
+    if (spec.options.contains(key)) bad(text, fmt::format("option '{}' is given twice", detail::printable(key, 60)));
     spec.options[key] = option_value(value);
   }
   return spec;

@@ -173,9 +173,9 @@ Json complete_options(const PluginDescription& plugin, const Json& options,
       if (it == plugin.options.end()) {
         throw UsageError(plugin.options.empty()
                              ? fmt::format("{} '{}' takes no options (got '{}')", family,
-                                           plugin.name, key)
+                                           plugin.name, printable(key, 60))
                              : fmt::format("{} '{}' has no option '{}' (options: {})", family,
-                                           plugin.name, key, option_names(plugin)));
+                                           plugin.name, printable(key, 60), option_names(plugin)));
       }
       if (!has_type(value, it->type)) {
         throw UsageError(fmt::format("{} '{}': option '{}' must be {} {}, got {}", family,

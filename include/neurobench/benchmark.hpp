@@ -53,7 +53,8 @@ struct MetricFailure {
 /// The outcome of a run.
 struct Results {
   /// Metric name -> value, in the order the metrics were given (static, then workload);
-  /// a failed metric's value is null.
+  /// a failed metric's value is null. NaN and infinities stay numbers here (run() warns about
+  /// each metric holding one); results files write them as "NaN", "Infinity", "-Infinity".
   Json values = Json::object();
   /// Metric name -> what its value means (MetricDescription::to_json(), plus the `options` it
   /// ran with), saved as `_metrics` in JSON results.

@@ -99,8 +99,9 @@ struct BenchmarkConfig {
 
   /// Reads a config file (JSON; comments allowed); relative paths are taken from its folder.
   /// Throws InputError naming the file when it is missing, not a regular file (a directory, a
-  /// FIFO or a device is refused before it is opened), larger than kMaxFileBytes or not JSON,
-  /// and UsageError naming the file and the key as from_json() does.
+  /// FIFO or a device is refused before it is opened), larger than kMaxFileBytes, not JSON,
+  /// nested more than 64 deep, or holds a number beyond a double (`1e400`), with the line and
+  /// column (docs/file-formats.md); UsageError naming the file and the key as from_json() does.
   [[nodiscard]] static BenchmarkConfig read(const std::filesystem::path& file);
 
   /// The config as JSON, keys in the documented order: `_comment` when set, `model` and

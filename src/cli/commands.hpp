@@ -73,12 +73,14 @@ struct CompareArgs {
   std::string b;                     ///< The results file compared with it.
   std::string fail_above = "5%";     ///< Regression threshold: `5%` or `5` (percent).
   std::vector<std::string> metrics;  ///< Key prefixes to compare; all when empty.
+  bool allow_failed = false;         ///< A metric failed in B does not fail the comparison.
+  bool allow_missing = false;        ///< A key of A missing from B does not fail it.
 };
 
 /// Adds the `compare` subcommand, filling `args`.
 CLI::App* add_compare_command(CLI::App& app, CompareArgs& args);
 /// Prints a comparison of two results files; returns 1 when a metric regressed past the
-/// threshold, 0 otherwise.
+/// threshold, or failed or is missing in B (unless allowed), 0 otherwise.
 int compare_command(const CompareArgs& args, std::ostream& out);
 
 }  // namespace neurobench::cli

@@ -3,8 +3,11 @@
 #include <cctype>
 #include <cmath>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <neurobench/errors.hpp>
 #include <neurobench/reporters/report.hpp>
@@ -17,7 +20,8 @@ CLI::App* add_compare_command(CLI::App& app, CompareArgs& a) {
   CLI::App* compare =
       app.add_subcommand("compare",
                          "Compare two results files written by 'run --json'; exit status 1 when a "
-                         "metric got worse by more than --fail-above");
+                         "metric got worse by more than --fail-above, became NaN or infinite, "
+                         "or failed or is missing in B");
   compare->add_option("A", a.a, "the baseline results file (JSON)")->required();
   compare->add_option("B", a.b, "the results file compared with it (JSON)")->required();
   compare
@@ -30,6 +34,10 @@ CLI::App* add_compare_command(CLI::App& app, CompareArgs& a) {
                    "compare only keys starting with these, comma-separated, ignoring case "
                    "(e.g. Latency,ClassificationAccuracy)")
       ->delimiter(',');
+  compare->add_flag("--allow-failed", a.allow_failed,
+                    "a metric that failed in B (null) does not make the exit status 1");
+  compare->add_flag("--allow-missing", a.allow_missing,
+                    "a metric or key of A that B lacks does not make the exit status 1");
   return compare;
 }
 
@@ -59,6 +67,8 @@ int compare_command(const CompareArgs& a, std::ostream& out) {
   CompareOptions options;
   options.fail_above_percent = parse_percent(a.fail_above);
   options.metrics = a.metrics;
+  options.allow_failed = a.allow_failed;
+  options.allow_missing = a.allow_missing;
   const RunResults first = load_run_results(a.a);
   const RunResults second = load_run_results(a.b);
   std::vector<RunResults> runs = {first, second};
@@ -66,7 +76,23 @@ int compare_command(const CompareArgs& a, std::ostream& out) {
   const auto rows = compare(runs[0], runs[1], options);
   out << render_comparison(rows, runs[0], runs[1], options);
   out.flush();
-  return has_regression(rows) ? kExitMetricFailed : kExitOk;
+  // A gate must not pass a broken run: say on stderr what failed it, besides regressions.
+  std::vector<std::string> failed, missing;
+  for (const auto& r : rows) {
+    if (r.failed_in_b && !options.allow_failed) failed.push_back(r.key);
+    if (r.missing_in_b && !options.allow_missing) missing.push_back(r.key);
+  }
+  if (!failed.empty()) {
+    std::cerr << fmt::format("error: {} failed in {}: {} (--allow-failed accepts that)\n",
+                             failed.size() == 1 ? "a metric" : "metrics", a.b,
+                             fmt::join(failed, ", "));
+  }
+  if (!missing.empty()) {
+    std::cerr << fmt::format("error: {} of {} missing in {}: {} (--allow-missing accepts that)\n",
+                             missing.size() == 1 ? "a metric" : "metrics", a.a, a.b,
+                             fmt::join(missing, ", "));
+  }
+  return comparison_failed(rows, options) ? kExitMetricFailed : kExitOk;
 }
 
 }  // namespace neurobench::cli

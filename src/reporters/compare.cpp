@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <unordered_set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include <neurobench/reporters/format.hpp>
 
 #include "reporters/flat_values.hpp"
+#include "reporters/metric_index.hpp"
 #include "reporters/text.hpp"
 
 namespace neurobench {
@@ -31,32 +33,61 @@ void CompareOptions::validate() const {
 
 namespace {
 
+// The key is selected by the prefix, or is a metric (null or a number in one run) that the
+// selection lies within.
+bool matches(const std::string& key, const std::string& prefix) {
+  return detail::istarts_with(key, prefix) ||
+         (prefix.size() > key.size() && prefix[key.size()] == '.' &&
+          detail::istarts_with(prefix, key));
+}
+
 bool selected(const std::string& key, const CompareOptions& options) {
   return options.metrics.empty() ||
          std::any_of(options.metrics.begin(), options.metrics.end(),
-                     [&](const std::string& p) { return detail::istarts_with(key, p); });
+                     [&](const std::string& p) { return matches(key, p); });
 }
 
 void check_prefixes(const std::vector<std::string>& keys, const CompareOptions& options,
                     const RunResults& a, const RunResults& b) {
   for (const auto& prefix : options.metrics) {
     if (std::none_of(keys.begin(), keys.end(),
-                     [&](const std::string& k) { return detail::istarts_with(k, prefix); })) {
+                     [&](const std::string& k) { return matches(k, prefix); })) {
       throw UsageError(
           fmt::format("no metric starting with '{}' in {} or {}", prefix, a.source, b.source));
     }
   }
 }
 
-// The newest description: b's `_metrics`, then a's, then the legacy table.
-MetricInfo newest_info(const RunResults& a, const RunResults& b, const std::string& key) {
-  if (auto info = described_metric_info(b, key)) return *info;
-  if (auto info = described_metric_info(a, key)) return *info;
-  return legacy_metric_info(key);
-}
+// What a run holds around keys it lacks: every dotted prefix of its keys (`Latency` of
+// `Latency.runs`), so that a key of the other run is missing only when the run has nothing
+// under it and no value at a metric containing it.
+class Coverage {
+ public:
+  explicit Coverage(const detail::FlatRun& run) : run_(run) {
+    for (const auto& v : run.values()) {
+      for (auto dot = v.key.find('.'); dot != std::string::npos; dot = v.key.find('.', dot + 1)) {
+        within_.insert(v.key.substr(0, dot));
+      }
+    }
+  }
+
+  // True when the run has a value at `key`, within it, or at a dotted prefix of it.
+  [[nodiscard]] bool covers(const std::string& key) const {
+    if (run_.get(key).state != FlatValue::State::Missing || within_.count(key) > 0) return true;
+    for (auto dot = key.find('.'); dot != std::string::npos; dot = key.find('.', dot + 1)) {
+      if (run_.get(key.substr(0, dot)).state != FlatValue::State::Missing) return true;
+    }
+    return false;
+  }
+
+ private:
+  const detail::FlatRun& run_;
+  std::unordered_set<std::string> within_;
+};
 
 ComparisonRow compare_key(const std::string& key, const detail::FlatRun& a,
-                          const detail::FlatRun& b, MetricInfo info, double fail_above_percent) {
+                          const detail::FlatRun& b, const Coverage& b_coverage, MetricInfo info,
+                          double fail_above_percent) {
   ComparisonRow row;
   row.key = key;
   row.info = std::move(info);
@@ -72,6 +103,13 @@ ComparisonRow compare_key(const std::string& key, const detail::FlatRun& a,
     const double threshold = fail_above_percent * (1 + 1e-9) + 1e-12;
     row.regression = !d.has_percent || std::abs(d.percent) > threshold;
   }
+  // NaN or an infinity is no measurement: a regression whichever way is better.
+  if (detail::is_non_finite(row.b) && !detail::same_non_finite(row.a, row.b)) {
+    row.regression = true;
+  }
+  row.failed_in_b = row.b.state == FlatValue::State::Failed;
+  row.missing_in_b = row.b.state == FlatValue::State::Missing &&
+                     row.a.state != FlatValue::State::Missing && !b_coverage.covers(key);
   return row;
 }
 
@@ -83,11 +121,14 @@ std::vector<ComparisonRow> compare(const RunResults& a, const RunResults& b,
   const std::vector<detail::FlatRun> flat = {detail::FlatRun(a), detail::FlatRun(b)};
   const std::vector<std::string> keys = detail::union_keys(flat);
   check_prefixes(keys, options, a, b);
+  // The newest description: b's `_metrics`, then a's, then the legacy table.
+  const detail::MetricIndex newest(std::vector<const RunResults*>{&b, &a});
+  const Coverage b_coverage(flat[1]);
   std::vector<ComparisonRow> rows;
   for (const auto& key : keys) {
     if (!selected(key, options)) continue;
-    rows.push_back(
-        compare_key(key, flat[0], flat[1], newest_info(a, b, key), options.fail_above_percent));
+    rows.push_back(compare_key(key, flat[0], flat[1], b_coverage, newest.info(key),
+                               options.fail_above_percent));
   }
   return rows;
 }
@@ -96,27 +137,41 @@ bool has_regression(const std::vector<ComparisonRow>& rows) {
   return std::any_of(rows.begin(), rows.end(), [](const ComparisonRow& r) { return r.regression; });
 }
 
+bool comparison_failed(const std::vector<ComparisonRow>& rows, const CompareOptions& options) {
+  return std::any_of(rows.begin(), rows.end(), [&](const ComparisonRow& r) {
+    return r.regression || (r.failed_in_b && !options.allow_failed) ||
+           (r.missing_in_b && !options.allow_missing);
+  });
+}
+
 // --- the terminal table ----------------------------------------------------------------------
 
 namespace {
 
 using Cells = std::array<std::string, 7>;
 
-Cells row_cells(const ComparisonRow& r) {
+Cells row_cells(const ComparisonRow& r, const CompareOptions& options) {
   Cells cells;
   cells[0] = r.key;
   cells[1] = r.info.unit;
   cells[2] = detail::value_text(r.a, "FAILED", "missing");
   cells[3] = detail::value_text(r.b, "FAILED", "missing");
-  if (!r.has_difference) return cells;
-  cells[4] = detail::signed_number(r.difference);
-  Difference d;
-  d.has_percent = r.has_percent;
-  d.percent = r.percent;
-  cells[5] = detail::percent_text(d);
+  if (r.has_difference) {
+    cells[4] = detail::signed_number(r.difference);
+    Difference d;
+    d.has_percent = r.has_percent;
+    d.percent = r.percent;
+    cells[5] = detail::percent_text(d);
+  }
   const Difference verdict = detail::difference(r.a, r.b, r.info.better);
-  if (r.regression) {
+  if (r.regression && detail::is_non_finite(r.b)) {
+    cells[6] = "<< REGRESSION (not a finite number)";
+  } else if (r.regression) {
     cells[6] = fmt::format("<< REGRESSION ({} is better)", to_string(r.info.better));
+  } else if (r.failed_in_b) {
+    cells[6] = options.allow_failed ? "failed in B (allowed)" : "<< FAILED in B";
+  } else if (r.missing_in_b) {
+    cells[6] = options.allow_missing ? "missing in B (allowed)" : "<< MISSING in B";
   } else if (verdict.verdict == Difference::Verdict::Worse) {
     cells[6] = "worse";
   } else if (verdict.verdict == Difference::Verdict::Better) {
@@ -148,17 +203,39 @@ std::string aligned(const std::vector<Cells>& lines) {
   return out;
 }
 
+// One line naming the rows `pick` selects, when there are any.
+template <class Pick>
+std::string summary_line(const std::vector<ComparisonRow>& rows, Pick pick, const char* what,
+                         bool allowed) {
+  std::vector<std::string> keys;
+  for (const auto& r : rows) {
+    if (pick(r)) keys.push_back(r.key);
+  }
+  if (keys.empty()) return "";
+  return fmt::format("{} {} {}{}: {}\n", keys.size(), keys.size() == 1 ? "metric" : "metrics",
+                     what, allowed ? " (allowed)" : "", fmt::join(keys, ", "));
+}
+
 std::string summary(const std::vector<ComparisonRow>& rows, const CompareOptions& options) {
   std::vector<std::string> regressions;
   for (const auto& r : rows) {
     if (r.regression) regressions.push_back(r.key);
   }
   const std::string threshold = format_number(options.fail_above_percent) + "%";
-  if (regressions.empty()) {
-    return fmt::format("\nno regression above {} ({} metrics compared)\n", threshold, rows.size());
-  }
-  return fmt::format("\n{} regression{} above {}: {}\n", regressions.size(),
-                     regressions.size() == 1 ? "" : "s", threshold, fmt::join(regressions, ", "));
+  std::string out =
+      regressions.empty()
+          ? fmt::format("\nno regression above {} ({} metrics compared)\n", threshold,
+                        rows.size())
+          : fmt::format("\n{} regression{} above {}: {}\n", regressions.size(),
+                        regressions.size() == 1 ? "" : "s", threshold,
+                        fmt::join(regressions, ", "));
+  out += summary_line(
+      rows, [](const ComparisonRow& r) { return r.failed_in_b; }, "failed in B",
+      options.allow_failed);
+  out += summary_line(
+      rows, [](const ComparisonRow& r) { return r.missing_in_b; }, "missing in B",
+      options.allow_missing);
+  return out;
 }
 
 }  // namespace
@@ -167,7 +244,7 @@ std::string render_comparison(const std::vector<ComparisonRow>& rows, const RunR
                               const RunResults& b, const CompareOptions& options) {
   std::vector<Cells> lines;
   lines.push_back({"metric", "unit", a.label, b.label, "diff", "%diff", ""});
-  for (const auto& r : rows) lines.push_back(row_cells(r));
+  for (const auto& r : rows) lines.push_back(row_cells(r, options));
   return fmt::format("A: {} ({})\nB: {} ({})\n\n", a.label, a.source, b.label, b.source) +
          aligned(lines) + summary(rows, options);
 }

@@ -3,31 +3,46 @@
 
 #include <cmath>
 #include <set>
+#include <vector>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include <neurobench/reporters/format.hpp>
 
+#include "util/non_finite.hpp"
+
 namespace neurobench {
 
 namespace {
 
-void flatten_into(const nlohmann::ordered_json& v, const std::string& key,
+// One metric's value flattened into `Metric.key` values, in order. Iterative: a document built
+// in memory may be nested deeper than a file may.
+void flatten_into(const nlohmann::ordered_json& value, const std::string& metric,
                   std::vector<FlatValue>& out) {
-  if (v.is_object()) {
-    for (const auto& [k, sub] : v.items()) flatten_into(sub, key + "." + k, out);
-    return;
+  std::vector<std::pair<const nlohmann::ordered_json*, std::string>> pending{{&value, metric}};
+  while (!pending.empty()) {
+    auto [v, key] = std::move(pending.back());
+    pending.pop_back();
+    if (v->is_object()) {  // children pushed last to first: popped in order
+      for (auto it = v->crbegin(); it != v->crend(); ++it) {
+        pending.emplace_back(&it.value(), key + "." + it.key());
+      }
+      continue;
+    }
+    FlatValue f;
+    f.key = std::move(key);
+    if (v->is_number()) {
+      f.state = FlatValue::State::Number;
+      f.number = v->get<double>();
+    } else if (const auto non_finite = detail::non_finite_from_token(*v)) {
+      f.state = FlatValue::State::Number;  // "NaN", "Infinity", "-Infinity"
+      f.number = *non_finite;
+    } else if (v->is_null()) {
+      f.state = FlatValue::State::Failed;
+    }  // Anything else was refused on loading; treat it as absent.
+    out.push_back(std::move(f));
   }
-  FlatValue f;
-  f.key = key;
-  if (v.is_number()) {
-    f.state = FlatValue::State::Number;
-    f.number = v.get<double>();
-  } else if (v.is_null()) {
-    f.state = FlatValue::State::Failed;
-  }  // Anything else was refused on loading; treat it as absent.
-  out.push_back(std::move(f));
 }
 
 }  // namespace
@@ -62,7 +77,7 @@ FlatValue FlatRun::get(const std::string& key) const {
 
 std::optional<double> FlatRun::number(const std::string& key) const {
   const FlatValue v = get(key);
-  if (v.state != FlatValue::State::Number) return std::nullopt;
+  if (v.state != FlatValue::State::Number || !std::isfinite(v.number)) return std::nullopt;
   return v.number;
 }
 
@@ -84,9 +99,22 @@ std::vector<std::string> union_keys(const std::vector<FlatRun>& runs) {
   return keys;
 }
 
+bool is_finite(const FlatValue& v) {
+  return v.state == FlatValue::State::Number && std::isfinite(v.number);
+}
+
+bool is_non_finite(const FlatValue& v) {
+  return v.state == FlatValue::State::Number && !std::isfinite(v.number);
+}
+
+bool same_non_finite(const FlatValue& a, const FlatValue& b) {
+  if (!is_non_finite(a) || !is_non_finite(b)) return false;
+  return std::isnan(a.number) ? std::isnan(b.number) : a.number == b.number;
+}
+
 Difference difference(const FlatValue& a, const FlatValue& b, Better better) {
   Difference d;
-  if (a.state != FlatValue::State::Number || b.state != FlatValue::State::Number) return d;
+  if (!is_finite(a) || !is_finite(b)) return d;
   d.available = true;
   d.abs = b.number - a.number;
   if (a.number != 0) {

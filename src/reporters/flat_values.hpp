@@ -20,7 +20,7 @@ class FlatRun {
   explicit FlatRun(const RunResults& run);
   /// The value of `key`; State::Missing when the run has none.
   [[nodiscard]] FlatValue get(const std::string& key) const;
-  /// The number of `key`, when it is one.
+  /// The number of `key`, when it is a finite one (charts and timings leave NaN out).
   [[nodiscard]] std::optional<double> number(const std::string& key) const;
   /// Every value, in the file's order.
   [[nodiscard]] const std::vector<FlatValue>& values() const { return values_; }
@@ -36,9 +36,16 @@ class FlatRun {
 /// Every flattened key of the runs, in order of first appearance.
 [[nodiscard]] std::vector<std::string> union_keys(const std::vector<FlatRun>& runs);
 
+/// True when `v` is a finite number.
+[[nodiscard]] bool is_finite(const FlatValue& v);
+/// True when `v` is NaN or an infinity (written "NaN", "Infinity", "-Infinity" in the file).
+[[nodiscard]] bool is_non_finite(const FlatValue& v);
+/// True when both are NaN, or both the same infinity.
+[[nodiscard]] bool same_non_finite(const FlatValue& a, const FlatValue& b);
+
 /// The difference of b to a, as reports show it.
 struct Difference {
-  bool available = false;  ///< Both are numbers.
+  bool available = false;  ///< Both are finite numbers.
   double abs = 0;
   bool has_percent = false;
   double percent = 0;
@@ -51,7 +58,8 @@ struct Difference {
 /// A difference's percentage: `+25.0%`, `0%`, or `new` when a was 0 and b is not.
 [[nodiscard]] std::string percent_text(const Difference& d);
 
-/// A value as text: the number, else `failed` or `missing` as given.
+/// A value as text: the number (NaN, Infinity, -Infinity as format_number() shows them), else
+/// `failed` or `missing` as given.
 [[nodiscard]] std::string value_text(const FlatValue& v, const char* failed, const char* missing);
 
 }  // namespace neurobench::detail

@@ -13,6 +13,7 @@
 #include <neurobench/reporters/metric_info.hpp>
 
 #include "reporters/flat_values.hpp"
+#include "reporters/metric_index.hpp"
 #include "reporters/run_context.hpp"
 #include "reporters/svg_charts.hpp"
 #include "reporters/svg_plot.hpp"
@@ -44,6 +45,12 @@ std::string run_header_cells(const std::vector<RunResults>& runs) {
 std::string value_cell(const std::string& label, const FlatValue& v) {
   switch (v.state) {
     case FlatValue::State::Number:
+      if (detail::is_non_finite(v)) {  // "NaN", "Infinity", "-Infinity" in the file
+        return fmt::format(
+            "<td class=\"value nonfinite\" data-run=\"{0}\" data-state=\"nonfinite\" "
+            "data-value=\"{1}\" title=\"not a finite number\">{1}</td>",
+            esc(label), format_number(v.number));
+      }
       return fmt::format(
           "<td class=\"value\" data-run=\"{}\" data-state=\"number\" data-value=\"{}\" "
           "title=\"{}\">{}</td>",
@@ -77,8 +84,8 @@ std::string diff_cell(const std::string& label, const Difference& d) {
 // One key: its unit and direction (from the runs' `_metrics`, else the legacy table), each
 // run's value, the differences to the first run.
 std::string metric_row(const std::string& key, const std::vector<RunResults>& runs,
-                       const std::vector<FlatRun>& flat) {
-  const MetricInfo info = metric_info(runs, key);
+                       const std::vector<FlatRun>& flat, const detail::MetricIndex& index) {
+  const MetricInfo info = index.info(key);
   const char* arrow = info.better == Better::Higher  ? "\xE2\x86\x91 higher"
                       : info.better == Better::Lower ? "\xE2\x86\x93 lower"
                                                      : "";
@@ -107,7 +114,8 @@ std::string metrics_table(const std::vector<RunResults>& runs, const std::vector
         esc(runs[r].label), esc(runs[0].label));
   }
   out += "</tr></thead><tbody>\n";
-  for (const auto& key : detail::union_keys(flat)) out += metric_row(key, runs, flat);
+  const detail::MetricIndex index(runs);
+  for (const auto& key : detail::union_keys(flat)) out += metric_row(key, runs, flat, index);
   out += "</tbody></table></div>\n";
   return out;
 }
@@ -240,7 +248,7 @@ td.unit,td.better{color:var(--muted);white-space:nowrap}
 td.diff.better{color:var(--better)}
 td.diff.worse{color:var(--worse);font-weight:600}
 td.diff.same,td.diff.neutral,td.diff.na,td.missing{color:var(--muted)}
-td.failed{color:var(--worse);font-style:italic}
+td.failed,td.nonfinite{color:var(--worse);font-style:italic}
 .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px}
 .note,.caption{color:var(--muted);margin:6px 0}
 .left-out-note{font-style:italic}

@@ -11,6 +11,7 @@
 #include <neurobench/reporters/metric_info.hpp>
 
 #include "reporters/flat_values.hpp"
+#include "reporters/metric_index.hpp"
 #include "reporters/run_context.hpp"
 #include "reporters/text.hpp"
 
@@ -78,8 +79,9 @@ std::string other_metrics_table(const std::vector<RunResults>& runs,
   out += "\n|:---|:---|";
   for (std::size_t r = 0; r < 2 * runs.size() - 1; ++r) out += "---:|";
   out += "\n";
+  const detail::MetricIndex index(runs);
   for (const auto& key : keys) {
-    const MetricInfo info = metric_info(runs, key);
+    const MetricInfo info = index.info(key);
     out += "| " + md_esc(key) + " | " + md_esc(info.unit) + " |";
     for (const auto& f : flat) out += " " + value_text(f.get(key), "failed", "n/a") + " |";
     for (std::size_t r = 1; r < runs.size(); ++r) {

@@ -3,44 +3,21 @@
 // (`_metrics`), else from the legacy table (legacy_metric_table.cpp).
 #include <neurobench/reporters/metric_info.hpp>
 
+#include "reporters/metric_index.hpp"
+
 namespace neurobench {
 
-namespace {
-
-// The `_metrics` entry that `key` belongs to: the metric named `key`, or the one whose name
-// followed by a dot starts it. Names may hold dots themselves, so the longest name wins.
-const MetricDescription* owner(const RunResults& run, std::string_view key) {
-  const MetricDescription* best = nullptr;
-  for (const auto& d : run.descriptions) {
-    const std::string_view name = d.name;
-    const bool owns =
-        key == name || (key.size() > name.size() && key.compare(0, name.size(), name) == 0 &&
-                        key[name.size()] == '.');
-    if (owns && (best == nullptr || name.size() > best->name.size())) best = &d;
-  }
-  return best;
-}
-
-}  // namespace
-
+// One key: an index of one run's descriptions (the reports index theirs once, for every key).
 std::optional<MetricInfo> described_metric_info(const RunResults& run, std::string_view key) {
-  const MetricDescription* d = owner(run, key);
-  if (d == nullptr) return std::nullopt;
-  const std::string_view sub = key.size() > d->name.size() ? key.substr(d->name.size() + 1) : "";
-  const ValueDescription v = d->describe_key(sub);
-  return MetricInfo{v.unit, v.better};
+  return detail::MetricIndex(std::vector<const RunResults*>{&run}).described(key);
 }
 
 MetricInfo metric_info(const RunResults& run, std::string_view key) {
-  if (auto info = described_metric_info(run, key)) return *info;
-  return legacy_metric_info(key);
+  return detail::MetricIndex(std::vector<const RunResults*>{&run}).info(key);
 }
 
 MetricInfo metric_info(const std::vector<RunResults>& runs, std::string_view key) {
-  for (const auto& run : runs) {
-    if (auto info = described_metric_info(run, key)) return *info;
-  }
-  return legacy_metric_info(key);
+  return detail::MetricIndex(runs).info(key);
 }
 
 }  // namespace neurobench

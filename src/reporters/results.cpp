@@ -3,14 +3,20 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include <neurobench/errors.hpp>
 #include <neurobench/io/output_file.hpp>
+
+#include "util/non_finite.hpp"
 
 namespace neurobench {
 
@@ -60,18 +66,22 @@ std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
-// Numbers in a table: integers as is, others with up to 6 significant digits.
+// Numbers in a table: integers as is, others with up to 6 significant digits; NaN and
+// infinities as results files write them.
 std::string pretty(const Json& v) {
   if (v.is_null()) return "FAILED";
   if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
   if (v.is_number_float()) {
     const double d = v.get<double>();
-    if (d == static_cast<double>(static_cast<int64_t>(d)) && std::abs(d) < 1e15) {
+    if (!std::isfinite(d)) return detail::non_finite_token(d);
+    if (std::abs(d) < 1e15 && d == std::trunc(d)) {
       return fmt::format("{}", static_cast<int64_t>(d));
     }
     return fmt::format("{:.6g}", d);
   }
-  return v.dump();
+  Json shown = v;
+  detail::encode_non_finite(shown);
+  return shown.dump();
 }
 
 }  // namespace
@@ -96,14 +106,17 @@ Json to_json(const Environment& e) {
 
 Json results_document(const Results& results) {
   Json doc = results.values;
+  detail::encode_non_finite(doc);  // "NaN", not null: null is a failed metric
   if (results.environment.empty()) return doc;
   Json run = results.run;
+  detail::encode_non_finite(run);
   run["samples"] = results.samples;
   run["batches"] = results.batches;
   Json failures = Json::object();
   for (const auto& f : results.failures) failures[f.metric] = f.message;
   run["failures"] = failures;
   run["warnings"] = results.warnings;
+  run["non_finite"] = detail::non_finite_keys(results.values);
   doc["_metrics"] = results.metrics;
   doc["_run"] = run;
   doc["_environment"] = to_json(results.environment);

@@ -13,6 +13,9 @@
 #include <neurobench/errors.hpp>
 
 #include "io/input_file.hpp"
+#include "util/json_input.hpp"
+#include "util/non_finite.hpp"
+#include "util/text.hpp"
 
 namespace neurobench {
 
@@ -22,15 +25,26 @@ namespace {
 
 const char* article(const ordered_json& v) { return v.is_array() || v.is_object() ? "an" : "a"; }
 
-void check_metric_value(const ordered_json& v, const std::string& key, const std::string& source) {
-  if (v.is_number() || v.is_null()) return;
-  if (v.is_object()) {
-    for (const auto& [k, sub] : v.items()) check_metric_value(sub, key + "." + k, source);
-    return;
+// A metric's value: a number, one of the strings "NaN", "Infinity", "-Infinity" (numbers that
+// are not finite), null (failed), or an object of these at any depth. Iterative: a document
+// built in memory may be nested deeper than a file may (parse_user_json refuses that).
+void check_metric_value(const ordered_json& value, const std::string& metric,
+                        const std::string& source) {
+  std::vector<std::pair<const ordered_json*, std::string>> pending{{&value, metric}};
+  while (!pending.empty()) {
+    auto [v, key] = std::move(pending.back());
+    pending.pop_back();
+    if (v->is_number() || v->is_null() || detail::non_finite_from_token(*v)) continue;
+    if (v->is_object()) {
+      for (const auto& [k, sub] : v->items()) pending.emplace_back(&sub, key + "." + k);
+      continue;
+    }
+    throw InputError(fmt::format(
+        "{}: metric '{}' is {} {}{}; expected a number, \"NaN\", \"Infinity\", \"-Infinity\", "
+        "null (failed), or an object of these",
+        source, key, article(*v), v->type_name(),
+        v->is_string() ? " (" + detail::json_excerpt(*v) + ")" : std::string()));
   }
-  throw InputError(
-      fmt::format("{}: metric '{}' is {} {}; expected a number, an object of numbers or null",
-                  source, key, article(v), v.type_name()));
 }
 
 // The object keyed by metric name: the document itself, or its "results".
@@ -98,7 +112,9 @@ RunResults parse_run_results(const ordered_json& document, std::string label,
       continue;
     }
     check_metric_value(v, key, source);
-    out.metrics[key] = v;
+    // The document's keys are unique: appended without operator[]'s search of every key
+    // before it (quadratic in the number of metrics).
+    out.metrics.get_ref<ordered_json::object_t&>().emplace_back(key, v);
   }
   if (&flat != &document) {  // metadata may sit beside "results"
     for (const auto& [key, v] : document.items()) {
@@ -116,13 +132,8 @@ RunResults parse_run_results(const ordered_json& document, std::string label,
 
 RunResults load_run_results(const std::filesystem::path& path, std::string label) {
   const std::string name = path.string();
-  std::stringstream text(detail::read_input_file(path, "results file", kMaxResultsFileBytes));
-  ordered_json document;
-  try {
-    document = ordered_json::parse(text.str());
-  } catch (const ordered_json::parse_error& e) {
-    throw InputError(fmt::format("{}: not valid JSON: {}", name, e.what()));
-  }
+  const ordered_json document = detail::parse_user_json(
+      detail::read_input_file(path, "results file", kMaxResultsFileBytes), name);
   if (label.empty()) label = path.stem().string();
   return parse_run_results(document, std::move(label), name);
 }

@@ -34,7 +34,7 @@ LayerValues layer_values(const std::vector<RunResults>& runs, const std::vector<
   for (std::size_t r = 0; r < runs.size(); ++r) {
     bool any = false;
     for (const auto& v : flat[r].values()) {
-      if (!starts_with(v.key, kLayerPrefix) || v.state != FlatValue::State::Number) continue;
+      if (!starts_with(v.key, kLayerPrefix) || !detail::is_finite(v)) continue;
       any = true;
       const std::string layer = v.key.substr(kLayerPrefix.size());
       if (seen.insert(layer).second) out.layers.push_back(layer);

@@ -4,6 +4,9 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "util/non_finite.hpp"
 
 namespace neurobench::detail {
 
@@ -27,6 +30,33 @@ void RunState::finish() {
     if (it == failed_.end()) continue;
     value = nullptr;
     results.failures.push_back({name, it->second});
+  }
+  warn_non_finite();
+}
+
+void RunState::warn_non_finite() {
+  constexpr std::size_t kShown = 8;  // values named in the warning of a metric of many
+  for (const auto& [name, value] : results.values.items()) {
+    const std::vector<NonFiniteValue> found = non_finite_values(value, name);
+    if (found.empty()) continue;
+    const char* const encoding =
+        "written as \"NaN\", \"Infinity\" or \"-Infinity\" in JSON results (a failed metric is "
+        "null) and listed in _run.non_finite";
+    if (found.size() == 1 && found[0].key == name) {
+      warn_once(fmt::format("metric '{}' is {}, not a finite number: {}", name,
+                            non_finite_token(found[0].value), encoding));
+      continue;
+    }
+    std::vector<std::string> shown;
+    for (std::size_t i = 0; i < found.size() && i < kShown; ++i) {
+      shown.push_back(fmt::format("{} = {}", found[i].key, non_finite_token(found[i].value)));
+    }
+    const std::string more =
+        found.size() > kShown ? fmt::format(" and {} more", found.size() - kShown) : "";
+    warn_once(fmt::format("metric '{}' has {} value{} that {} not a finite number: {}{}; {}", name,
+                          found.size(), found.size() == 1 ? "" : "s",
+                          found.size() == 1 ? "is" : "are", fmt::join(shown, ", "), more,
+                          encoding));
   }
 }
 

@@ -30,8 +30,12 @@ class RunState {
   void guard(const std::string& metric, F&& compute);
   /// Adds a warning unless it is there already.
   void warn_once(const std::string& warning);
-  /// Sets failed metrics to null and lists them in `results.failures`, in results order.
+  /// Sets failed metrics to null and lists them in `results.failures`, in results order; then
+  /// warns about every metric with a NaN or infinite value (warn_non_finite).
   void finish();
+  /// One warning per metric whose value is or holds NaN or an infinity, naming the keys:
+  /// results files write them as strings that a failed metric's null is not.
+  void warn_non_finite();
 
  private:
   std::map<std::string, std::string> failed_;  // metric name -> message

@@ -7,6 +7,7 @@
 #include "metrics/layer_probe.hpp"
 #include "runtime/progress.hpp"
 #include "runtime/run_state.hpp"
+#include "util/non_finite.hpp"
 
 namespace neurobench::detail {
 
@@ -32,7 +33,9 @@ int64_t run_batch(const PassInput& in, const std::vector<WorkloadMetric*>& metri
     state.guard(name, [&] {
       m->add_batch(input, weight);
       if (options.verbose) {
-        std::cerr << fmt::format("batch {}: {} = {}\n", b, name, m->shown_after_batch().dump());
+        Json shown = m->shown_after_batch();
+        encode_non_finite(shown);  // NaN as "NaN", not as a failed metric's null
+        std::cerr << fmt::format("batch {}: {} = {}\n", b, name, shown.dump());
       }
     });
   }

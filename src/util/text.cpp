@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "util/text.hpp"
 
+#include <cmath>
+
 #include <ATen/core/Tensor.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -29,9 +31,51 @@ std::string printable(std::string_view text, std::size_t max_chars) {
   return out;
 }
 
+namespace {
+
+constexpr std::size_t kExcerptChars = 60;
+constexpr std::size_t kExcerptDepth = 8;
+
+// A string as JSON text, cut first so that a long string costs no more than its excerpt.
+std::string quoted(const std::string& s) {
+  return Json(s.size() > kExcerptChars ? s.substr(0, kExcerptChars) : s)
+      .dump(-1, ' ', false, Json::error_handler_t::replace);  // a cut may split a UTF-8 sequence
+}
+
+// Appends `value` as JSON text until `out` holds more than kExcerptChars: never deeper than
+// kExcerptDepth (deeper containers are `[...]` and `{...}`), never more elements than fit.
+void append_excerpt(const Json& value, std::string& out, std::size_t depth) {
+  if (value.is_array() || value.is_object()) {
+    const bool array = value.is_array();
+    if (depth >= kExcerptDepth && !value.empty()) {
+      out += array ? "[...]" : "{...}";
+      return;
+    }
+    out += array ? '[' : '{';
+    bool first = true;
+    for (auto it = value.begin(); it != value.end() && out.size() <= kExcerptChars; ++it) {
+      if (!first) out += ',';
+      first = false;
+      if (!array) out += quoted(it.key()) + ':';
+      append_excerpt(it.value(), out, depth + 1);
+    }
+    out += array ? ']' : '}';
+  } else if (value.is_string()) {
+    out += quoted(value.get_ref<const std::string&>());
+  } else if (value.is_number_float() && !std::isfinite(value.get<double>())) {
+    const double d = value.get<double>();
+    out += std::isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
+  } else {
+    out += value.dump();
+  }
+}
+
+}  // namespace
+
 std::string json_excerpt(const Json& value) {
-  std::string text = value.dump();
-  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  std::string text;
+  append_excerpt(value, text, 0);
+  if (text.size() > kExcerptChars) text = text.substr(0, kExcerptChars - 3) + "...";
   return text;
 }
 

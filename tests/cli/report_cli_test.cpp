@@ -16,8 +16,9 @@ std::string pruned() { return q(fixture("report/cnn_relu_pruned.json")); }
 
 TEST_CASE("neurobench compare exits 0 when nothing got worse beyond the threshold",
           "[cli][report]") {
+  // The pruned run's MembraneUpdates failed (null): allowed here, see the next test.
   for (const char* threshold : {"", " --fail-above 5%", " --fail-above 5"}) {
-    const auto r = run_cli("compare " + cnn() + " " + pruned() + threshold);
+    const auto r = run_cli("compare " + cnn() + " " + pruned() + " --allow-failed" + threshold);
     INFO(threshold << "\n" << r.err);
     REQUIRE(r.status == 0);
     REQUIRE_THAT(r.out, Catch::Contains("no regression above 5%"));
@@ -202,4 +203,40 @@ TEST_CASE("a malformed _metrics makes report and compare exit 2 naming the file 
     REQUIRE_THAT(r.err, Catch::Contains("bad_metrics.json") &&
                             Catch::Contains("_metrics.SpikeRate") && Catch::Contains("'fewer'"));
   }
+}
+
+TEST_CASE("neurobench compare exits 1 when a metric failed or is missing in B, unless allowed",
+          "[cli][report]") {
+  neurobench::test::TempDir dir;
+  const auto write_json = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return q(dir / name);
+  };
+  const auto base = write_json("base.json", R"({"Footprint": 10, "MSE": 0.5, "R2": 0.9})");
+  const auto failed = write_json("failed.json", R"({"Footprint": 10, "MSE": null, "R2": 0.9})");
+  const auto missing = write_json("missing.json", R"({"Footprint": 10, "MSE": 0.5})");
+
+  auto r = run_cli("compare " + base + " " + failed);
+  REQUIRE(r.status == 1);
+  REQUIRE_THAT(r.out, Catch::Contains("<< FAILED in B") &&
+                          Catch::Contains("1 metric failed in B: MSE"));
+  REQUIRE_THAT(r.err, Catch::Contains("error: a metric failed in") &&
+                          Catch::Contains("failed.json: MSE (--allow-failed accepts that)"));
+  r = run_cli("compare " + base + " " + failed + " --allow-failed");
+  REQUIRE(r.status == 0);
+  REQUIRE(r.err.empty());
+  REQUIRE_THAT(r.out, Catch::Contains("1 metric failed in B (allowed): MSE"));
+
+  r = run_cli("compare " + base + " " + missing);
+  REQUIRE(r.status == 1);
+  REQUIRE_THAT(r.err, Catch::Contains("missing.json: R2 (--allow-missing accepts that)"));
+  r = run_cli("compare " + base + " " + missing + " --allow-missing");
+  REQUIRE(r.status == 0);
+  // A failed metric in A only, or a metric new in B, does not fail the gate.
+  REQUIRE(run_cli("compare " + failed + " " + base).status == 0);
+  REQUIRE(run_cli("compare " + missing + " " + base).status == 0);
+  // --metrics leaves out what it does not select.
+  REQUIRE(run_cli("compare " + base + " " + failed + " --metrics Footprint").status == 0);
+  // Without the failure, the pruned fixture's comparison fails too.
+  REQUIRE(run_cli("compare " + cnn() + " " + pruned()).status == 1);
 }

@@ -47,7 +47,8 @@ def close(a, b):
 
 
 def flatten(metrics):
-    """Metric.key -> number or None (failed), as the report flattens them."""
+    """Metric.key -> number, None (failed) or "NaN"/"Infinity"/"-Infinity", as the report
+    flattens them."""
     out = {}
 
     def walk(value, key):
@@ -310,6 +311,10 @@ def check_dom(dom, runs):
             elif expected is None:
                 check(cell.attrs["data-state"] == "failed" and cell.text() == "failed",
                       f"{key}/{label}: should show failed")
+            elif isinstance(expected, str):  # "NaN", "Infinity", "-Infinity"
+                check(cell.attrs["data-state"] == "nonfinite" and
+                      cell.attrs["data-value"] == expected and cell.text().strip() == expected,
+                      f"{key}/{label}: should show {expected}")
             else:
                 check(cell.attrs["data-state"] == "number" and
                       close(cell.attrs["data-value"], expected),

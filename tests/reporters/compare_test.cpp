@@ -194,3 +194,57 @@ TEST_CASE("compare takes the newest description: the second run's, then the firs
   REQUIRE(first.regression);
   REQUIRE(row(neurobench::compare(bare, lower), "SpikeRate").info.unit == "old unit");
 }
+
+TEST_CASE("compare marks metrics failed or missing in the second run, which fail the gate",
+          "[report]") {
+  const auto a = run_of("a", R"({"Footprint": 10, "MSE": 0.5, "Gone": 1,
+                                 "Latency": {"runs": 3, "batch_p90_ms": 2},
+                                 "Layers": {"l1": 0.5, "l2": 0.5}, "OldFailed": null,
+                                 "WasFailed": null})");
+  const auto b = run_of("b", R"({"Footprint": 10, "MSE": null, "Latency": null,
+                                 "Layers": {"l1": 0.5}, "OldFailed": null,
+                                 "WasFailed": {"x": 1}, "NewFailed": null})");
+  const auto rows = neurobench::compare(a, b);
+  REQUIRE_FALSE(neurobench::has_regression(rows));
+  REQUIRE(row(rows, "MSE").failed_in_b);
+  REQUIRE(row(rows, "Latency").failed_in_b);  // B's null covers A's Latency.* keys
+  REQUIRE_FALSE(row(rows, "Latency.runs").missing_in_b);
+  REQUIRE(row(rows, "OldFailed").failed_in_b);
+  REQUIRE(row(rows, "NewFailed").failed_in_b);
+  REQUIRE(row(rows, "Gone").missing_in_b);
+  REQUIRE(row(rows, "Layers.l2").missing_in_b);
+  REQUIRE_FALSE(row(rows, "WasFailed").missing_in_b);  // B has keys within it
+  REQUIRE_FALSE(row(rows, "Footprint").failed_in_b);
+  REQUIRE_FALSE(row(rows, "Footprint").missing_in_b);
+  REQUIRE_FALSE(row(neurobench::compare(b, a), "MSE").failed_in_b);  // failed in A only
+
+  neurobench::CompareOptions options;
+  REQUIRE(neurobench::comparison_failed(rows, options));
+  options.allow_failed = true;
+  REQUIRE(neurobench::comparison_failed(rows, options));  // still the missing ones
+  options.allow_missing = true;
+  REQUIRE_FALSE(neurobench::comparison_failed(rows, options));
+  options.allow_failed = false;
+  REQUIRE(neurobench::comparison_failed(rows, options));
+
+  const std::string table = neurobench::render_comparison(rows, a, b);
+  REQUIRE_THAT(table, Catch::Contains("<< FAILED in B") && Catch::Contains("<< MISSING in B"));
+  REQUIRE_THAT(table,
+               Catch::EndsWith("no regression above 5% (12 metrics compared)\n"
+                               "4 metrics failed in B: MSE, OldFailed, Latency, NewFailed\n"
+                               "2 metrics missing in B: Gone, Layers.l2\n"));
+  options.allow_failed = true;
+  const std::string allowed = neurobench::render_comparison(rows, a, b, options);
+  REQUIRE_THAT(allowed, Catch::Contains("failed in B (allowed)") &&
+                            Catch::Contains("missing in B (allowed)") &&
+                            Catch::Contains("4 metrics failed in B (allowed): MSE,"));
+
+  SECTION("a prefix within a failed metric selects that metric") {
+    neurobench::CompareOptions latency;
+    latency.metrics = {"latency.batch"};
+    const auto selected = neurobench::compare(a, b, latency);
+    REQUIRE(selected.size() == 2);
+    REQUIRE(row(selected, "Latency").failed_in_b);
+    REQUIRE(neurobench::comparison_failed(selected, latency));
+  }
+}

@@ -14,8 +14,16 @@ struct CompareOptions {
   /// A change in the worse direction larger than this percentage of the first value is a
   /// regression. Must be finite and >= 0.
   double fail_above_percent = 5.0;
-  /// Compare only keys starting with one of these (ignoring case); all keys when empty.
+  /// Compare only keys starting with one of these (ignoring case); all keys when empty. A
+  /// metric that is null or a number where the other run has keys within it is compared when
+  /// a prefix lies within it (`Latency` for `Latency.batch_p90`).
   std::vector<std::string> metrics;
+  /// A metric that failed in the second run (null there) does not fail the comparison
+  /// (comparison_failed()); by default it does. `neurobench compare --allow-failed`.
+  bool allow_failed = false;
+  /// A key of the first run that the second run lacks does not fail the comparison; by
+  /// default it does. `neurobench compare --allow-missing`.
+  bool allow_missing = false;
 
   /// Throws UsageError naming the field when an option is invalid.
   void validate() const;
@@ -34,13 +42,25 @@ struct ComparisonRow {
   /// 100 * (b - a) / |a|; unset when a is 0 and b is not (a "new" value) or a value is absent.
   bool has_percent = false;
   double percent = 0.0;
-  bool regression = false;  ///< Changed the worse way by more than the threshold.
+  /// Changed the worse way by more than the threshold; or NaN or infinite in the second run
+  /// (`"NaN"`, `"Infinity"`, `"-Infinity"` in the file) where the first run does not hold the
+  /// same, whatever the direction and the threshold.
+  bool regression = false;
+  /// The second run's value is null: the metric failed there.
+  bool failed_in_b = false;
+  /// The first run has a value (a number or null) under this key and the second none: not
+  /// the key, nor a metric containing it (B's failed `Latency` covers `Latency.runs`: that
+  /// row is `failed_in_b`), nor keys within it.
+  bool missing_in_b = false;
 };
 
 /// Compares every numeric (or failed) key present in either run, in order of appearance (a's
 /// keys first). Which way is worse comes from the runs' `_metrics` (b's, then a's; the newest
 /// description), else the legacy table. A change from 0 to a non-zero value in the worse
-/// direction is a regression whatever the threshold; missing and failed values never are.
+/// direction is a regression whatever the threshold, and so is a value of b that is NaN or
+/// infinite where a's is not the same; missing and failed values never are regressions but
+/// are marked (`failed_in_b`, `missing_in_b`) for comparison_failed(). Time and memory are
+/// linear in the number of keys.
 /// Throws UsageError when the options are invalid or a `metrics` prefix matches no key in
 /// either run.
 [[nodiscard]] std::vector<ComparisonRow> compare(const RunResults& a, const RunResults& b,
@@ -49,8 +69,16 @@ struct ComparisonRow {
 /// True when any row is a regression.
 [[nodiscard]] bool has_regression(const std::vector<ComparisonRow>& rows);
 
+/// True when the comparison fails as a gate: a regression, a metric failed in the second run
+/// (unless `options.allow_failed`) or a key of the first run missing from the second (unless
+/// `options.allow_missing`). `neurobench compare` exits 1 then.
+[[nodiscard]] bool comparison_failed(const std::vector<ComparisonRow>& rows,
+                                     const CompareOptions& options = {});
+
 /// A terminal table of a comparison: aligned columns with units, both values, the absolute and
-/// percent difference and a marker on regressions, then a one-line summary.
+/// percent difference and a marker on regressions (`<< REGRESSION`) and on metrics failed or
+/// missing in the second run (`<< FAILED in B`, `<< MISSING in B`, or `(allowed)` as `options`
+/// say), then a summary: the regressions, then the failed and the missing keys, one line each.
 [[nodiscard]] std::string render_comparison(const std::vector<ComparisonRow>& rows,
                                             const RunResults& a, const RunResults& b,
                                             const CompareOptions& options = {});

@@ -10,8 +10,9 @@ namespace neurobench {
 
 /// Formats of a results file.
 enum class Format {
-  Json,  ///< A flat object keyed by metric name (failed metrics: null), then `_metrics`,
-         ///< `_run` and `_environment` (see results_document()).
+  Json,  ///< A flat object keyed by metric name (failed metrics: null; NaN and infinities:
+         ///< "NaN", "Infinity", "-Infinity"), then `_metrics`, `_run` and `_environment` (see
+         ///< results_document()).
   Csv,   ///< A header row of keys and one row of values; nested values as `Metric.key`.
   Text,  ///< `key: value` lines.
 };
@@ -24,8 +25,11 @@ enum class Format {
 
 /// The JSON results document: every metric value by name, in order, then, for results of a
 /// Benchmark run (their environment is recorded), `_metrics` (what each value means:
-/// Results::metrics), `_run` (Results::run plus samples, batches, failures and warnings) and
-/// `_environment`. Keys starting with `_` are never metrics. CSV and text leave `_metrics` out.
+/// Results::metrics), `_run` (Results::run plus samples, batches, failures, warnings and
+/// `non_finite`, the flattened keys whose value is NaN or infinite) and `_environment`. Keys
+/// starting with `_` are never metrics. NaN and infinities, at any depth, are written as the
+/// strings "NaN", "Infinity" and "-Infinity" (null is a failed metric; see
+/// docs/file-formats.md). CSV and text leave `_metrics` out and write the same words.
 [[nodiscard]] Json results_document(const Results& results);
 
 /// Renders results in a format.

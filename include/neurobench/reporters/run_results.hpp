@@ -18,8 +18,9 @@ namespace neurobench {
 struct RunResults {
   std::string label;   ///< Names the run in reports; unique within a set of runs.
   std::string source;  ///< Where the results came from (a path), for messages.
-  /// Metric name -> number, object of numbers (nested objects allowed) or null (a failed
-  /// metric), in the file's order. Never holds a `_` key: those are metadata.
+  /// Metric name -> number, "NaN", "Infinity" or "-Infinity" (a number that is not finite),
+  /// object of these (nested objects allowed) or null (a failed metric), in the file's order.
+  /// Never holds a `_` key: those are metadata.
   nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
   nlohmann::ordered_json run = nullptr;          ///< The file's `_run` object, or null.
   nlohmann::ordered_json environment = nullptr;  ///< The file's `_environment` object, or null.
@@ -31,8 +32,9 @@ struct RunResults {
 /// Reads run results from a parsed results document. Accepts the flat object written by
 /// `neurobench run --json` (with or without `_run`/`_environment`/`_metrics`) and
 /// `{"results": {...}}`. Throws InputError naming `source` when the document is not an object,
-/// holds no metric, has a value that is not a number, an object of numbers or null, or has a
-/// malformed `_metrics` (the message names the entry: `_metrics.SpikeRate`).
+/// holds no metric, has a value that is not a number, "NaN", "Infinity", "-Infinity", an
+/// object of these or null, or has a malformed `_metrics` (the message names the entry:
+/// `_metrics.SpikeRate`). Linear in the size of the document, at any depth.
 [[nodiscard]] RunResults parse_run_results(const nlohmann::ordered_json& document,
                                            std::string label, const std::string& source);
 
@@ -42,7 +44,8 @@ inline constexpr std::uint64_t kMaxResultsFileBytes = std::uint64_t{256} << 20;
 /// Reads a results file. The label defaults to the file's stem (`out/cnn.json` -> `cnn`).
 /// Throws InputError naming the file when it is missing, unreadable, not a regular file (a
 /// directory, a FIFO or a device such as /dev/zero is refused before it is opened), larger than
-/// kMaxResultsFileBytes, not JSON or of the wrong shape.
+/// kMaxResultsFileBytes, not JSON, nested more than 64 deep, holds a number beyond a double
+/// (`1e400`; the message gives line and column) or is of the wrong shape.
 ///
 ///     neurobench::RunResults cnn = neurobench::load_run_results("cnn.json");
 [[nodiscard]] RunResults load_run_results(const std::filesystem::path& path,
@@ -63,7 +66,7 @@ void make_labels_unique(std::vector<RunResults>& runs);
 struct FlatValue {
   /// Whether a value is there.
   enum class State {
-    Number,   ///< `number` holds it.
+    Number,   ///< `number` holds it: finite, or NaN or an infinity ("NaN" etc. in the file).
     Failed,   ///< The metric is null in the file: it failed.
     Missing,  ///< The key is absent from the file.
   };
