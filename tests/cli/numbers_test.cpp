@@ -199,7 +199,7 @@ TEST_CASE("the shuffle seed is recorded in _run whenever the samples are shuffle
   CHECK_FALSE(read_json(json)["_run"].contains("shuffle_seed"));
 }
 
-TEST_CASE("--max-time ends a timing pass asked for a million runs and reports the runs made",
+TEST_CASE("a timing pass asked for a million runs ends at --max-time and reports the runs made",
           "[cli][numbers][timing]") {
   neurobench::test::TempDir dir;
   const auto json = dir / "out.json";
