@@ -17,6 +17,7 @@
 
 namespace fs = std::filesystem;
 using neurobench::test::fixture;
+using neurobench::test::names_in;
 using neurobench::test::q;
 using neurobench::test::read_file;
 using neurobench::test::run_cli;
@@ -27,13 +28,6 @@ namespace {
 std::string run_args(const fs::path& model = fixture("core/classifier.pt")) {
   return "run --model " + q(model) + " --data " + q(fixture("core/classifier.npz")) +
          " --batch-size 4 --quiet --workload ClassificationAccuracy";
-}
-
-std::vector<std::string> names_in(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename());
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 }  // namespace

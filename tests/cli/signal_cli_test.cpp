@@ -24,6 +24,7 @@ extern char** environ;
 
 namespace fs = std::filesystem;
 using neurobench::test::fixture;
+using neurobench::test::names_in;
 using neurobench::test::read_file;
 using neurobench::test::TempDir;
 
@@ -118,13 +119,6 @@ class Child {
   pid_t pid_ = -1;
   int status_ = -1;
 };
-
-std::vector<std::string> names_in(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 }  // namespace
 
