@@ -17,6 +17,7 @@
 #include <neurobench/errors.hpp>
 
 #include "model/instrumentation.hpp"
+#include "model/model_file.hpp"
 #include "model/neuron_state.hpp"
 
 #include "util/text.hpp"
@@ -70,6 +71,7 @@ struct TorchScriptModel::Impl {
   TorchScriptOptions options;
   std::string description;
   std::optional<std::filesystem::path> file;  // set when loaded from a file
+  std::optional<std::string> sha256;          // of the file's bytes loaded
   std::vector<RegisteredHook> hooks;
   std::uint64_t next_id = 1;
   std::unique_ptr<Instrumentation> instrumentation;  // null when there are no hooks
@@ -290,14 +292,9 @@ TorchScriptModel::TorchScriptModel(const std::filesystem::path& path, TorchScrip
   if (!std::filesystem::is_regular_file(path, ec)) {
     throw InputError(fmt::format("{}: no such model file", path.string()));
   }
-  try {
-    impl_->module = torch::jit::load(path.string(), c10::Device(c10::kCPU));
-  } catch (const c10::Error& e) {
-    throw InputError(
-        fmt::format("{}: not a TorchScript model ({})", path.string(), e.what_without_backtrace()));
-  } catch (const std::exception& e) {
-    throw InputError(fmt::format("{}: not a TorchScript model ({})", path.string(), e.what()));
-  }
+  detail::CheckedModule loaded = detail::load_checked_module(path);
+  impl_->module = std::move(loaded.module);
+  impl_->sha256 = std::move(loaded.sha256);
   impl_->module.eval();
   impl_->options = options;
   impl_->description = path.string();
@@ -328,6 +325,8 @@ std::string TorchScriptModel::describe() const { return impl_->description; }
 void TorchScriptModel::begin_batch() {}
 
 std::optional<std::filesystem::path> TorchScriptModel::source_file() const { return impl_->file; }
+
+std::optional<std::string> TorchScriptModel::source_sha256() const { return impl_->sha256; }
 
 std::vector<std::string> TorchScriptModel::warnings() const { return impl_->state_warnings(); }
 
