@@ -22,7 +22,8 @@ namespace fs = std::filesystem;
 constexpr const char* kKnownKeys =
     "model, data, batch_size, stepwise, metrics, static, workload, pre, post, "
     "activation_modules, connection_modules, shuffle_seed, threads, warmup, runs, min_time, "
-    "latency_batch_size, startup_runs, quiet, verbose, outputs {json, csv, text}";
+    "latency_batch_size, startup_runs, quiet, verbose, strict, max_array_bytes, "
+    "outputs {json, csv, text}";
 constexpr const char* kMetricList =
     "a list of names (or {\"name\": ..., \"options\": {...}} objects)";
 
@@ -53,6 +54,12 @@ struct Reader {
   int64_t non_negative(const std::string& key, const Json& v) const {
     if (!v.is_number_integer() || v.get<int64_t>() < 0) wrong(key, "an integer >= 0", v);
     return v.get<int64_t>();
+  }
+  std::uint64_t byte_count(const std::string& key, const Json& v) const {
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() == 0) {
+      wrong(key, "a positive integer (bytes)", v);
+    }
+    return v.get<std::uint64_t>();
   }
   std::optional<std::uint64_t> seed(const std::string& key, const Json& v) const {
     if (!v.is_number_unsigned()) wrong(key, "a non-negative integer", v);
@@ -179,6 +186,8 @@ const std::map<std::string, Setter>& setters() {
       {"startup_runs", set(&C::startup_runs, &R::positive)},
       {"quiet", set(&C::quiet, &R::boolean)},
       {"verbose", set(&C::verbose, &R::boolean)},
+      {"strict", set(&C::strict, &R::boolean)},
+      {"max_array_bytes", set(&C::max_array_bytes, &R::byte_count)},
       {"outputs", set(&C::outputs, &R::outputs)},
   };
   return table;
@@ -203,6 +212,9 @@ void check(const BenchmarkConfig& c, const std::string& source) {
   if (c.latency_batch_size < 0)
     wrong("latency_batch_size", "an integer >= 0", c.latency_batch_size);
   if (c.startup_runs <= 0) wrong("startup_runs", "a positive integer", c.startup_runs);
+  if (c.max_array_bytes == 0) {
+    wrong("max_array_bytes", "a positive integer (bytes)", c.max_array_bytes);
+  }
   const std::pair<const char*, const std::vector<MetricSpec>*> lists[] = {
       {"static", &c.static_metrics}, {"workload", &c.workload_metrics}, {"metrics", &c.metrics}};
   for (const auto& [key, specs] : lists) {
@@ -305,6 +317,8 @@ Json BenchmarkConfig::to_json() const {
   if (startup_runs != d.startup_runs) j["startup_runs"] = startup_runs;
   if (quiet != d.quiet) j["quiet"] = quiet;
   if (verbose != d.verbose) j["verbose"] = verbose;
+  if (strict != d.strict) j["strict"] = strict;
+  if (max_array_bytes != d.max_array_bytes) j["max_array_bytes"] = max_array_bytes;
   Json files = Json::object();
   if (!outputs.json.empty()) files["json"] = outputs.json.string();
   if (!outputs.csv.empty()) files["csv"] = outputs.csv.string();
@@ -335,11 +349,18 @@ RunOptions BenchmarkConfig::run_options() const {
   RunOptions options;
   options.quiet = quiet;
   options.verbose = verbose;
+  options.strict = strict;
   options.timing.warmup = warmup;
   options.timing.runs = runs;
   options.timing.min_time_s = min_time;
   options.timing.batch_size = latency_batch_size;
   options.timing.startup_runs = startup_runs;
+  return options;
+}
+
+NpzReadOptions BenchmarkConfig::npz_options() const {
+  NpzReadOptions options;
+  options.max_array_bytes = max_array_bytes;
   return options;
 }
 

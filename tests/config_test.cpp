@@ -2,6 +2,7 @@
 // BenchmarkConfig: read, validate and write configs; metrics as `Name:key=value` (config.hpp).
 #include <neurobench/config.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -48,6 +49,8 @@ BenchmarkConfig every_key(const fs::path& dir) {
   c.startup_runs = 3;
   c.quiet = true;
   c.verbose = true;
+  c.strict = true;
+  c.max_array_bytes = std::uint64_t{1} << 20;
   c.outputs.json = dir / "out" / "results.json";
   c.outputs.csv = dir / "results.csv";
   c.outputs.text = "/elsewhere/results.txt";
@@ -243,6 +246,30 @@ TEST_CASE("loader and run options come from the config", "[config]") {
   CHECK(run.timing.min_time_s == 0.25);
   CHECK(run.timing.batch_size == 1);
   CHECK(run.timing.startup_runs == 3);
+  CHECK(run.strict);
+  CHECK(c.npz_options().max_array_bytes == std::uint64_t{1} << 20);
+}
+
+TEST_CASE("strict and max_array_bytes are config keys with checked values", "[config]") {
+  neurobench::test::TempDir dir;
+  write(dir / "ok.json", R"({"strict": true, "max_array_bytes": 4096})");
+  const BenchmarkConfig c = BenchmarkConfig::read(dir / "ok.json");
+  CHECK(c.strict);
+  CHECK(c.max_array_bytes == 4096);
+  CHECK(BenchmarkConfig().max_array_bytes == neurobench::kDefaultMaxArrayBytes);
+  CHECK_FALSE(BenchmarkConfig().to_json().contains("strict"));
+  CHECK_FALSE(BenchmarkConfig().to_json().contains("max_array_bytes"));
+  CHECK_THAT(read_error(dir, R"({"strict": "yes"})"),
+             Catch::Contains("'strict' must be true or false"));
+  for (const char* bad : {R"({"max_array_bytes": 0})", R"({"max_array_bytes": -1})",
+                          R"({"max_array_bytes": 1.5})", R"({"max_array_bytes": "1G"})"}) {
+    INFO(bad);
+    CHECK_THAT(read_error(dir, bad),
+               Catch::Contains("'max_array_bytes' must be a positive integer (bytes)"));
+  }
+  BenchmarkConfig zero;
+  zero.max_array_bytes = 0;
+  REQUIRE_THROWS_WITH(zero.validate(), Catch::Contains("'max_array_bytes'"));
 }
 
 TEST_CASE("a metric on the command line is a name, options after a colon",

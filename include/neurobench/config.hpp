@@ -61,6 +61,11 @@ struct BenchmarkConfig {
   int64_t startup_runs = 5;        ///< StartupTime: fresh loads of the model file, >= 1.
   bool quiet = false;              ///< No progress bar.
   bool verbose = false;            ///< Print each batch's workload results to stderr.
+  /// Warnings are errors: NaN or Inf in the data or the weights stop the run before it starts
+  /// (RunOptions::strict); the command line also refuses to write results with any warning.
+  bool strict = false;
+  /// The largest array read from the `.npz`, in bytes, >= 1 (NpzReadOptions::max_array_bytes).
+  std::uint64_t max_array_bytes = kDefaultMaxArrayBytes;
   OutputFiles outputs;             ///< Results files to write.
 
   /// Throws UsageError naming the field when a value is out of range (the ranges above), a
@@ -94,8 +99,10 @@ struct BenchmarkConfig {
 
   /// The data loader's options: `batch_size` and `shuffle_seed`.
   [[nodiscard]] LoaderOptions loader_options() const;
-  /// A run's options: `quiet`, `verbose` and the timing settings.
+  /// A run's options: `quiet`, `verbose`, `strict` and the timing settings.
   [[nodiscard]] RunOptions run_options() const;
+  /// How the `.npz` data file is read: `max_array_bytes`.
+  [[nodiscard]] NpzReadOptions npz_options() const;
 };
 
 /// Parses a metric as the command line writes it: `Name`, or `Name:key=value,key=value`.
