@@ -29,7 +29,8 @@ namespace fs = std::filesystem;
 constexpr const char* kKnownKeys =
     "model, data, batch_size, stepwise, metrics, static, workload, pre, post, "
     "activation_modules, connection_modules, shuffle_seed, threads, warmup, runs, min_time, "
-    "max_time, latency_batch_size, startup_runs, quiet, verbose, outputs {json, csv, text}";
+    "max_time, latency_batch_size, startup_runs, max_array_bytes, quiet, verbose, strict, "
+    "outputs {json, csv, text}";
 constexpr const char* kMetricList =
     "a list of names (or {\"name\": ..., \"options\": {...}} objects)";
 
@@ -160,6 +161,7 @@ const std::map<std::string, Setter>& setters() {
       {"connection_modules", set(&C::connection_modules, &R::names)},
       {"quiet", set(&C::quiet, &R::boolean)},
       {"verbose", set(&C::verbose, &R::boolean)},
+      {"strict", set(&C::strict, &R::boolean)},
       {"outputs", set(&C::outputs, &R::outputs)},
   };
   return table;
@@ -282,6 +284,8 @@ Json BenchmarkConfig::to_json() const {
   if (startup_runs != d.startup_runs) j["startup_runs"] = startup_runs;
   if (quiet != d.quiet) j["quiet"] = quiet;
   if (verbose != d.verbose) j["verbose"] = verbose;
+  if (strict != d.strict) j["strict"] = strict;
+  if (max_array_bytes != d.max_array_bytes) j["max_array_bytes"] = max_array_bytes;
   Json files = Json::object();
   if (!outputs.json.empty()) files["json"] = outputs.json.string();
   if (!outputs.csv.empty()) files["csv"] = outputs.csv.string();
@@ -312,12 +316,19 @@ RunOptions BenchmarkConfig::run_options() const {
   RunOptions options;
   options.quiet = quiet;
   options.verbose = verbose;
+  options.strict = strict;
   options.timing.warmup = warmup;
   options.timing.runs = runs;
   options.timing.min_time_s = min_time;
   options.timing.max_time_s = max_time;
   options.timing.batch_size = latency_batch_size;
   options.timing.startup_runs = startup_runs;
+  return options;
+}
+
+NpzReadOptions BenchmarkConfig::npz_options() const {
+  NpzReadOptions options;
+  options.max_array_bytes = max_array_bytes;
   return options;
 }
 

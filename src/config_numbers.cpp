@@ -122,6 +122,9 @@ const std::vector<NumberKey>& number_table() {
         seconds_key("max_time", &C::max_time, T::kMaxSeconds),
         integer_key("latency_batch_size", &C::latency_batch_size, 0, max_batch, "batch_size"),
         integer_key("startup_runs", &C::startup_runs, 1, T::kMaxStartupRuns),
+        // Bytes of one .npz array: no file holds more than the largest off_t, 2^63 - 1.
+        integer_key("max_array_bytes", &C::max_array_bytes, 1,
+                    static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())),
     };
   }();
   return table;

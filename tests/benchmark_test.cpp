@@ -2,7 +2,10 @@
 #include <neurobench/benchmark.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
+#include <limits>
+#include <map>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -11,6 +14,8 @@
 #include <neurobench/metrics/builtin.hpp>
 #include <neurobench/model/model.hpp>
 
+#include "file_digest.hpp"
+#include "runtime/finite_check.hpp"
 #include "support.hpp"
 
 using neurobench::Benchmark;
@@ -243,4 +248,102 @@ TEST_CASE("running a benchmark twice gives the same results", "[benchmark]") {
   const auto a = bench.run(quiet());
   const auto b = bench.run(quiet());
   REQUIRE(a.values == b.values);
+}
+
+// ---------------------------------------------------------------------------------------------
+// NaN and Inf in the data or the weights
+
+TEST_CASE("find_non_finite counts NaN and Inf and gives the first as a multi-index",
+          "[benchmark][finite]") {
+  using neurobench::detail::find_non_finite;
+  torch::Tensor t = torch::zeros({5, 2, 20});
+  CHECK_FALSE(find_non_finite(t).has_value());
+  t.index_put_({3, 0, 17}, std::numeric_limits<float>::quiet_NaN());
+  t.index_put_({4, 1, 2}, -std::numeric_limits<float>::infinity());
+  t.index_put_({4, 1, 3}, std::numeric_limits<float>::quiet_NaN());
+  const auto found = find_non_finite(t);
+  REQUIRE(found.has_value());
+  CHECK(found->count == 3);
+  CHECK(found->nan == 2);
+  CHECK(found->numel == 200);
+  CHECK(found->first_index == std::vector<std::int64_t>{3, 0, 17});
+  CHECK(found->first_value == "nan");
+  // The first in row-major order of the tensor as it reads, not as it is stored.
+  const auto transposed = find_non_finite(t.permute({2, 1, 0}));
+  REQUIRE(transposed.has_value());
+  CHECK(transposed->first_index == std::vector<std::int64_t>{2, 1, 4});
+  CHECK(transposed->first_value == "-inf");
+  // Large finite values whose sum overflows are finite; integers and empty tensors have none.
+  CHECK_FALSE(find_non_finite(torch::full({4}, 3e38F)).has_value());
+  CHECK_FALSE(find_non_finite(torch::arange(10)).has_value());
+  CHECK_FALSE(find_non_finite(torch::empty({0, 3})).has_value());
+  const auto scalar = find_non_finite(torch::scalar_tensor(INFINITY, torch::kDouble));
+  REQUIRE(scalar.has_value());
+  CHECK(scalar->first_index.empty());
+  CHECK(scalar->first_value == "inf");
+}
+
+TEST_CASE("NaN in the data is a warning naming the array, count and first index, in _run",
+          "[benchmark][finite]") {
+  auto model = std::make_shared<TorchScriptModel>(neurobench::test::fixture("core/regressor.pt"));
+  const auto clean = load("regressor.npz");
+  torch::Tensor data = clean->data().clone();
+  data.index_put_({7, 1}, std::numeric_limits<float>::quiet_NaN());
+  auto dataset = std::make_shared<TensorDataset>(data, clean->targets(),
+                                                 std::map<std::string, torch::Tensor>{}, "nan.npz");
+  Benchmark bench(model, loader(dataset, 4), {}, {}, MetricSet::from_names({}, {"MSE"}));
+  const auto r = bench.run(quiet());
+  // The first warning (the MSE itself, NaN, may bring one of its own).
+  REQUIRE_FALSE(r.warnings.empty());
+  CHECK(r.warnings[0] == "nan.npz: array 'data' holds 1 non-finite value (1 NaN, 0 infinite) of " +
+                             std::to_string(data.numel()) + "; the first is data[7, 1] = nan");
+  const neurobench::Json& records = r.run.at("non_finite_inputs");
+  REQUIRE(records.size() == 1);
+  CHECK(records[0]["tensor"] == "data");
+  CHECK(records[0]["kind"] == "array");
+  CHECK(records[0]["source"] == "nan.npz");
+  CHECK(records[0]["count"] == 1);
+  CHECK(records[0]["first_index"] == neurobench::Json::array({7, 1}));
+  // Strict: an InputError before the run, not a result.
+  neurobench::RunOptions strict = quiet();
+  strict.strict = true;
+  REQUIRE_THROWS_AS(bench.run(strict), neurobench::InputError);
+  REQUIRE_THROWS_WITH(bench.run(strict), Catch::Contains("array 'data' holds 1 non-finite") &&
+                                             Catch::Contains("strict"));
+}
+
+TEST_CASE("Inf in a weight is a warning naming the parameter; clean inputs give none",
+          "[benchmark][finite]") {
+  auto model = std::make_shared<TorchScriptModel>(neurobench::test::fixture("core/regressor.pt"));
+  Benchmark clean(model, loader(load("regressor.npz"), 4), {}, {},
+                  MetricSet::from_names({}, {"MSE"}));
+  const auto ok = clean.run(quiet());
+  CHECK(ok.warnings.empty());
+  CHECK_FALSE(ok.run.contains("non_finite_inputs"));
+  // Damage one weight of the loaded module in place.
+  const auto params = model->parameters();
+  REQUIRE_FALSE(params.empty());
+  {
+    torch::NoGradGuard no_grad;
+    params[0].value.view({-1})[1] = std::numeric_limits<float>::infinity();
+  }
+  Benchmark damaged(model, loader(load("regressor.npz"), 4), {}, {},
+                    MetricSet::from_names({}, {"MSE"}));
+  const auto r = damaged.run(quiet());
+  REQUIRE_FALSE(r.warnings.empty());
+  CHECK_THAT(r.warnings[0],
+             Catch::Contains("parameter '" + params[0].name + "' holds 1 non-finite value") &&
+                 Catch::Contains("= inf"));
+  CHECK(r.run.at("non_finite_inputs")[0]["kind"] == "parameter");
+}
+
+TEST_CASE("results record the SHA-256 of the model and data files", "[benchmark]") {
+  const auto model_path = neurobench::test::fixture("core/regressor.pt");
+  const auto data_path = neurobench::test::fixture("core/regressor.npz");
+  auto model = std::make_shared<TorchScriptModel>(model_path);
+  Benchmark bench(model, loader(load("regressor.npz"), 4), {}, {},
+                  MetricSet::from_names({}, {"MSE"}));
+  const auto r = bench.run(quiet());
+  CHECK(r.run.at("model_sha256") == neurobench::test::sha256sum(model_path));
+  CHECK(r.run.at("data_sha256") == neurobench::test::sha256sum(data_path));
 }

@@ -3,6 +3,7 @@
 #include <neurobench/config.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -52,6 +53,8 @@ BenchmarkConfig every_key(const fs::path& dir) {
   c.startup_runs = 3;
   c.quiet = true;
   c.verbose = true;
+  c.strict = true;
+  c.max_array_bytes = std::uint64_t{1} << 20;
   c.outputs.json = dir / "out" / "results.json";
   c.outputs.csv = dir / "results.csv";
   c.outputs.text = "/elsewhere/results.txt";
@@ -364,7 +367,8 @@ TEST_CASE("every numeric key has a range, and validate checks values set in memo
           "[config][numbers]") {
   CHECK(BenchmarkConfig::number_keys() ==
         std::vector<std::string>{"batch_size", "shuffle_seed", "threads", "warmup", "runs",
-                                 "min_time", "max_time", "latency_batch_size", "startup_runs"});
+                                 "min_time", "max_time", "latency_batch_size", "startup_runs",
+                                 "max_array_bytes"});
   for (const auto& key : BenchmarkConfig::number_keys()) {
     CHECK_THAT(
         BenchmarkConfig::number_range(key),
@@ -400,6 +404,44 @@ TEST_CASE("loader and run options come from the config", "[config]") {
   CHECK(run.timing.max_time_s == 30);
   CHECK(run.timing.batch_size == 1);
   CHECK(run.timing.startup_runs == 3);
+  CHECK(run.strict);
+  CHECK(c.npz_options().max_array_bytes == std::uint64_t{1} << 20);
+}
+
+TEST_CASE("strict and max_array_bytes are config keys with checked values", "[config]") {
+  neurobench::test::TempDir dir;
+  write(dir / "ok.json", R"({"strict": true, "max_array_bytes": 4096})");
+  const BenchmarkConfig c = BenchmarkConfig::read(dir / "ok.json");
+  CHECK(c.strict);
+  CHECK(c.max_array_bytes == 4096);
+  CHECK(BenchmarkConfig().max_array_bytes == neurobench::kDefaultMaxArrayBytes);
+  CHECK_FALSE(BenchmarkConfig().to_json().contains("strict"));
+  CHECK_FALSE(BenchmarkConfig().to_json().contains("max_array_bytes"));
+  CHECK_THAT(read_error(dir, R"({"strict": "yes"})"),
+             Catch::Contains("'strict' must be true or false"));
+  const std::string range = "expected an integer from 1 to 9223372036854775807";
+  CHECK(BenchmarkConfig::number_range("max_array_bytes") == range.substr(9));
+  const std::pair<const char*, std::string> bad[] = {
+      {R"({"max_array_bytes": 0})", "'max_array_bytes': 0 is out of range; " + range},
+      {R"({"max_array_bytes": -1})", "'max_array_bytes': -1 is out of range; " + range},
+      {R"({"max_array_bytes": 9223372036854775808})",
+       "'max_array_bytes': 9223372036854775808 is out of range; " + range},
+      {R"({"max_array_bytes": 1.5})", "'max_array_bytes': 1.5 is not an integer; " + range},
+      {R"({"max_array_bytes": "1G"})", "'max_array_bytes': \"1G\" is not an integer; " + range},
+  };
+  for (const auto& [json, message] : bad) {
+    INFO(json);
+    CHECK_THAT(read_error(dir, json), Catch::Contains(message));
+  }
+  BenchmarkConfig flag;
+  flag.set_number("max_array_bytes", "1048576", "--max-array-bytes");
+  CHECK(flag.max_array_bytes == 1048576);
+  REQUIRE_THROWS_WITH(flag.set_number("max_array_bytes", "0", "--max-array-bytes"),
+                      "--max-array-bytes: 0 is out of range; " + range);
+  BenchmarkConfig zero;
+  zero.max_array_bytes = 0;
+  REQUIRE_THROWS_WITH(zero.validate(),
+                      Catch::StartsWith("config: 'max_array_bytes': 0 is out of range"));
 }
 
 TEST_CASE("a metric on the command line is a name, options after a colon",

@@ -41,6 +41,10 @@ struct MetricSet {
 struct RunOptions {
   bool quiet = false;     ///< No progress bar on stderr.
   bool verbose = false;   ///< Print each batch's workload results to stderr.
+  /// Warnings about the inputs are errors: NaN or Inf in the data set's arrays or the model's
+  /// parameters or buffers make run() throw InputError before anything runs, instead of a
+  /// warning in Results::warnings.
+  bool strict = false;
   TimingOptions timing;  ///< How the timing pass runs (only when a timing metric is asked for).
 };
 
@@ -66,9 +70,13 @@ struct Results {
   int64_t samples = 0;                  ///< Samples seen by the workload pass.
   std::size_t batches = 0;              ///< Batches run by the workload pass.
   Environment environment;              ///< Where and how the run was made.
-  /// How the run was made: `model`, `batch_size`, and `timing` (the timing pass's settings,
-  /// when there was one). Callers may add to it (the command line adds `data`); it is saved
-  /// as `_run` in JSON results together with samples, batches, failures and warnings.
+  /// How the run was made: `model`, `batch_size`, `model_sha256` and `data_sha256` (the
+  /// SHA-256 of the files read, when the model and data set say: source_sha256()),
+  /// `non_finite_inputs` (each tensor of the data set or the model holding NaN or Inf: `tensor`,
+  /// `kind`, `source`, `count`, `nan`, `inf`, `first_index`; only when there are some), and
+  /// `timing` (the timing pass's settings, when there was one). Callers may add to it (the
+  /// command line adds `data`); it is saved as `_run` in JSON results together with samples,
+  /// batches, failures and warnings.
   Json run = Json::object();
 
   /// True when no metric failed.
@@ -102,9 +110,12 @@ class Benchmark {
   Benchmark(Benchmark&&) noexcept;
   Benchmark& operator=(Benchmark&&) noexcept;
 
-  /// Runs the benchmark. Throws InputError for bad data or a model that fails on it (no
-  /// results then); a metric that fails is recorded in `Results::failures` and the others
-  /// still complete. Throws Interrupted, with no results, when a stop is requested
+  /// Runs the benchmark. First looks for NaN and Inf in the data set's arrays and the model's
+  /// parameters and buffers: each tensor holding some gets a warning naming it, the count and
+  /// the first index, and a record in `_run.non_finite_inputs` (with `options.strict`, an
+  /// InputError instead, before anything runs). Throws InputError for bad data or a model that
+  /// fails on it (no results then); a metric that fails is recorded in `Results::failures` and
+  /// the others still complete. Throws Interrupted, with no results, when a stop is requested
   /// (request_stop() in <neurobench/stop.hpp>, from another thread or a signal handler): the
   /// request is seen between passes and after each batch or timed run.
   [[nodiscard]] Results run(const RunOptions& options = {});

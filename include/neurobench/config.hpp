@@ -62,6 +62,11 @@ struct BenchmarkConfig {
   int64_t startup_runs = 5;        ///< StartupTime: fresh loads of the model file.
   bool quiet = false;              ///< No progress bar.
   bool verbose = false;            ///< Print each batch's workload results to stderr.
+  /// Warnings are errors: NaN or Inf in the data or the weights stop the run before it starts
+  /// (RunOptions::strict); the command line also refuses to write results with any warning.
+  bool strict = false;
+  /// The largest array read from the `.npz`, in bytes (NpzReadOptions::max_array_bytes).
+  std::uint64_t max_array_bytes = kDefaultMaxArrayBytes;
   OutputFiles outputs;             ///< Results files to write.
 
   /// Throws UsageError naming the field when a number is out of its range (number_range()),
@@ -70,8 +75,9 @@ struct BenchmarkConfig {
   void validate() const;
 
   /// The numeric keys, in the documented order: `batch_size`, `shuffle_seed`, `threads`,
-  /// `warmup`, `runs`, `min_time`, `max_time`, `latency_batch_size`, `startup_runs`. Each is
-  /// also a flag of `neurobench run`: `--` and the key with `-` for `_` (`--batch-size`).
+  /// `warmup`, `runs`, `min_time`, `max_time`, `latency_batch_size`, `startup_runs`,
+  /// `max_array_bytes`. Each is also a flag of `neurobench run`: `--` and the key with `-` for
+  /// `_` (`--batch-size`).
   [[nodiscard]] static std::vector<std::string> number_keys();
   /// The values a numeric key takes, as messages say them: `an integer from 1 to 2147483647`,
   /// `a number of seconds from 0 to 86400`. Throws UsageError for a key that is not numeric.
@@ -120,8 +126,11 @@ struct BenchmarkConfig {
 
   /// The data loader's options: `batch_size` and `shuffle_seed`.
   [[nodiscard]] LoaderOptions loader_options() const;
-  /// A run's options: `quiet`, `verbose` and the timing settings (`max_time` as `max_time_s`).
+  /// A run's options: `quiet`, `verbose`, `strict` and the timing settings (`max_time` as
+  /// `max_time_s`).
   [[nodiscard]] RunOptions run_options() const;
+  /// How the `.npz` data file is read: `max_array_bytes`.
+  [[nodiscard]] NpzReadOptions npz_options() const;
 };
 
 /// Parses a metric as the command line writes it: `Name`, or `Name:key=value,key=value`.

@@ -97,6 +97,12 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
   add_timing_options(*run, a);
   run->add_flag("--quiet,-q", a.flags.quiet, "no progress bar");
   run->add_flag("--verbose,-v", a.flags.verbose, "print each batch's results to stderr");
+  run->add_flag("--strict", a.flags.strict,
+                "warnings are errors: NaN or Inf in the data or the weights stop the run before "
+                "it starts, and any other warning stops it before results are written (exit 2)");
+  add_number(*run, a, "max_array_bytes", "BYTES", fmt::format("{}", a.flags.max_array_bytes),
+             "the largest array read from the --data .npz, in bytes (declared sizes are "
+             "checked before anything is inflated)");
   return run;
 }
 
@@ -186,6 +192,16 @@ void write_results(const Results& results, const std::vector<ResultsFile>& files
                                  e.what()));
   }
 }
+
+// --strict: every warning of the run is an error. Says each one as an error and returns true
+// when the run must end with exit status 2 and write no results file.
+bool warnings_are_errors(const Results& results, bool strict) {
+  if (!strict || results.warnings.empty()) return false;
+  for (const auto& w : results.warnings) std::cerr << "error: " << w << "\n";
+  std::cerr << "error: --strict: " << results.warnings.size() << " warning"
+            << (results.warnings.size() == 1 ? "" : "s") << " above; no results file written\n";
+  return true;
+}
 }  // namespace
 
 BenchmarkConfig resolve_run_args(const CLI::App& run, const RunArgs& cli) {
@@ -211,6 +227,7 @@ BenchmarkConfig resolve_run_args(const CLI::App& run, const RunArgs& cli) {
   if (given("--text")) merged.outputs.text = cli.text_out;
   if (given("--quiet")) merged.quiet = f.quiet;
   if (given("--verbose")) merged.verbose = f.verbose;
+  if (given("--strict")) merged.strict = f.strict;
   // Numbers: checked as the config's keys are, against the same ranges.
   for (const std::string& key : BenchmarkConfig::number_keys()) {
     const std::string flag = number_flag(key);
@@ -238,7 +255,7 @@ int run_command(const BenchmarkConfig& c, const std::string& config_file) {
   TorchScriptOptions model_options;
   model_options.stepwise = c.stepwise;
   auto model = std::make_shared<TorchScriptModel>(c.model, model_options);
-  auto dataset = std::make_shared<TensorDataset>(TensorDataset::from_npz(c.data));
+  auto dataset = std::make_shared<TensorDataset>(TensorDataset::from_npz(c.data, c.npz_options()));
 
   std::vector<std::unique_ptr<PreProcessor>> pre;
   for (const auto& n : c.pre) pre.push_back(pre_processors().create(n));
@@ -267,8 +284,12 @@ int run_command(const BenchmarkConfig& c, const std::string& config_file) {
     std::cerr << "warning: LibTorch is using the reference BLAS (" << loaded_blas_library()
               << "), 10-15x slower than OpenBLAS on Linear layers: install libopenblas0\n";
   }
-  for (const auto& w : results.warnings) std::cerr << "warning: " << w << "\n";
+  const bool refused = warnings_are_errors(results, c.strict);
+  if (!refused) {
+    for (const auto& w : results.warnings) std::cerr << "warning: " << w << "\n";
+  }
   for (const auto& f : results.failures) std::cerr << "error: metric " << f.message << "\n";
+  if (refused) return kExitError;
 
   std::cout << render_table(results);
   std::cout.flush();

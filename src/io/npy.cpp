@@ -116,9 +116,6 @@ torch::Tensor finish_tensor(torch::Tensor stored, const NpyHeader& header,
   }
 }
 
-/// Reads the .npy array held in the next `size` bytes of `source`.
-///
-
 }  // namespace
 
 FileReader::FileReader(const std::filesystem::path& path) : where_(path.string()) {
@@ -144,7 +141,8 @@ void FileReader::read(void* destination, std::uint64_t count) {
   offset_ += count;
 }
 
-torch::Tensor read_npy(ByteReader& source, std::uint64_t size, const std::string& where) {
+torch::Tensor read_npy(ByteReader& source, std::uint64_t size, const std::string& where,
+                       NpyTrailingBytes trailing) {
   std::uint8_t prefix[kNpyPrefixSize] = {};
   const std::uint64_t prefix_size = std::min<std::uint64_t>(size, kNpyPrefixSize);
   source.read(prefix, prefix_size);
@@ -159,6 +157,14 @@ torch::Tensor read_npy(ByteReader& source, std::uint64_t size, const std::string
   const NpyHeader header = parse_npy_header(
       std::string_view(preamble).substr(layout.header_offset, layout.header_size), where);
   check_data_size(header, size - layout.data_offset, where);
+  if (trailing == NpyTrailingBytes::Refuse && size - layout.data_offset > header.nbytes) {
+    throw InputError(fmt::format(
+        "{}: the entry holds {} bytes, but its .npy header ({} bytes) and the data it describes "
+        "(shape {} of dtype '{}': {} bytes) make {}; an .npz entry holds one array and nothing "
+        "after it",
+        where, size, layout.data_offset, numpy_shape_string(header.shape),
+        printable(header.descr, 40), header.nbytes, layout.data_offset + header.nbytes));
+  }
 
   // A header shorter than 2 bytes never parses, so the data start after the prefix read above.
   assert(layout.data_offset >= prefix_size);

@@ -38,10 +38,18 @@ class FileReader final : public ByteReader {
   std::ifstream in_;
 };
 
+/// What read_npy makes of bytes after the data that the header describes.
+enum class NpyTrailingBytes {
+  Ignore,  ///< Leave them unread, as NumPy does for a .npy file.
+  Refuse,  ///< Throw before allocating: an .npz entry holds exactly one header and its data.
+};
+
 /// Reads the .npy array held in the next `size` bytes of `source` into a new C-contiguous tensor.
-/// Reads no further than the data the header describes: later bytes are left unread. Throws
+/// Reads no further than the data the header describes: later bytes are left unread (or refused,
+/// as `trailing` says). Allocates only after the header has been checked against `size`. Throws
 /// InputError prefixed with `where`.
-[[nodiscard]] at::Tensor read_npy(ByteReader& source, std::uint64_t size, const std::string& where);
+[[nodiscard]] at::Tensor read_npy(ByteReader& source, std::uint64_t size, const std::string& where,
+                                  NpyTrailingBytes trailing = NpyTrailingBytes::Ignore);
 
 /// A tensor ready to be written as .npy: its header and its contiguous little-endian data.
 struct NpyBlob {

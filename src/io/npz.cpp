@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -18,9 +19,11 @@
 #include <neurobench/errors.hpp>
 #include <neurobench/io/output_file.hpp>
 
+#include "io/array_budget.hpp"
 #include "io/input_file.hpp"
 #include "io/npy.hpp"
 #include "io/npy_header.hpp"
+#include "io/zip_end_record.hpp"
 #include "util/text.hpp"
 
 namespace neurobench {
@@ -82,8 +85,19 @@ Archive open_archive(const std::filesystem::path& path, int flags, ZipError& err
 }
 
 /// The InputError for a central directory that libzip refused.
-[[noreturn]] void throw_open_error(const std::string& where, ZipError& error) {
-  switch (zip_error_code_zip(error.get())) {
+[[noreturn]] void throw_open_error(const std::filesystem::path& path, const std::string& where,
+                                   ZipError& error) {
+  const int code = zip_error_code_zip(error.get());
+  if (code == ZIP_ER_NOZIP || code == ZIP_ER_INCONS || code == ZIP_ER_MULTIDISK) {
+    // libzip calls an end record whose two entry counts differ a split archive (ZIP64) or no
+    // archive at all (classic): say what the record states instead.
+    if (const auto record = detail::read_zip_end_record(path)) {
+      if (const auto problem = detail::end_record_problem(*record)) {
+        throw InputError(fmt::format("{}: corrupt zip archive: {}", where, *problem));
+      }
+    }
+  }
+  switch (code) {
     case ZIP_ER_NOZIP:  // no end record, or the central directory it leads to does not parse
       throw InputError(fmt::format(
           "{}: truncated or corrupt zip archive: no end-of-central-directory record found, or a "
@@ -253,49 +267,178 @@ class EntryReader final : public ByteReader {
   bool failed_ = false;
 };
 
-/// The array in entry `index`, after checking its method, sizes, length and CRC-32.
-NamedArray read_entry(zip_t* archive, std::uint64_t index, std::uint64_t file_size,
-                      const std::string& archive_name) {
+/// The directory record of entry `index`. Names are taken as stored (NumPy writes UTF-8),
+/// without libzip's CP437 guess.
+zip_stat_t stat_entry(zip_t* archive, std::uint64_t index, const std::string& archive_name) {
   zip_stat_t stat;
   zip_stat_init(&stat);
   if (zip_stat_index(archive, index, ZIP_FL_ENC_RAW, &stat) != 0) {
     throw InputError(fmt::format("{}: corrupt zip archive: entry {}: {}", archive_name, index + 1,
                                  zip_strerror(archive)));
   }
-  // Names are taken as stored (NumPy writes UTF-8), without libzip's CP437 guess.
-  std::string name = stat.name != nullptr ? stat.name : "";
-  const std::string where = fmt::format("{}: entry '{}'", archive_name, printable(name, 200));
-  check_entry(stat, file_size, where);
+  return stat;
+}
+
+std::string entry_name(const zip_stat_t& stat) { return stat.name != nullptr ? stat.name : ""; }
+
+/// The array name of an entry: its name without the `.npy` suffix.
+std::string array_name(std::string name) {
   constexpr std::string_view kSuffix = ".npy";
   if (name.size() >= kSuffix.size() &&
       name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0) {
     name.resize(name.size() - kSuffix.size());
   }
-  const std::string array_where = fmt::format("{}: array '{}'", archive_name, printable(name, 200));
+  return name;
+}
 
+std::string entry_where(const std::string& archive_name, const zip_stat_t& stat) {
+  return fmt::format("{}: entry '{}'", archive_name, printable(entry_name(stat), 200));
+}
+
+/// Reads entry `index` to its end without keeping it, so that damage inside it (a CRC-32
+/// mismatch, a stream of another length) is reported naming it. Entries above `limit` are left
+/// alone: inflating them would cost time for no better message.
+void verify_entry(zip_t* archive, std::uint64_t index, std::uint64_t file_size, std::uint64_t limit,
+                  const std::string& archive_name) {
+  const zip_stat_t stat = stat_entry(archive, index, archive_name);
+  const std::string where = entry_where(archive_name, stat);
+  check_entry(stat, file_size, where);
+  if (stat.size > limit) return;
   EntryReader entry(archive, index, stat, where);
+  entry.finish();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// NpzArchive
+
+void NpzReadOptions::validate() const {
+  if (max_array_bytes == 0) {
+    throw UsageError("max_array_bytes must be at least 1 (bytes of the largest array to read)");
+  }
+}
+
+struct NpzArchive::Impl {
+  std::filesystem::path path;
+  std::string where;
+  NpzReadOptions options;
+  std::uint64_t file_size = 0;
+  Archive archive;
+  std::vector<std::string> names;      // array names, in archive order
+  std::vector<std::uint64_t> indices;  // the entry of each name
+  std::unordered_map<std::string, std::size_t> by_name;
+
+  /// Lists the entries' array names; two entries for one name make the archive ambiguous.
+  void list_entries() {
+    const zip_int64_t count = zip_get_num_entries(archive.get(), 0);
+    for (zip_int64_t i = 0; i < count; ++i) {
+      const auto index = static_cast<std::uint64_t>(i);
+      const zip_stat_t stat = stat_entry(archive.get(), index, where);
+      std::string name = array_name(entry_name(stat));
+      const auto [it, added] = by_name.emplace(name, names.size());
+      if (!added) {
+        const std::uint64_t first = indices[it->second];
+        const std::string first_name = entry_name(stat_entry(archive.get(), first, where));
+        throw InputError(fmt::format(
+            "{}: entries {} '{}' and {} '{}' both hold an array named '{}'; an .npz names each "
+            "array once (which one NumPy would read depends on the reader)",
+            where, first + 1, printable(first_name, 200), index + 1,
+            printable(entry_name(stat), 200), printable(name, 200)));
+      }
+      names.push_back(std::move(name));
+      indices.push_back(index);
+    }
+  }
+
+  std::string known_names() const {
+    if (names.empty()) return "none";
+    std::string out;
+    for (const auto& name : names) out += (out.empty() ? "" : ", ") + printable(name, 200);
+    return out;
+  }
+};
+
+NpzArchive::NpzArchive(const std::filesystem::path& path, NpzReadOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  // Before anything opens it: a FIFO would block, a device never end.
+  (void)detail::check_regular_input(path, "file");
+  options.validate();
+  Impl& s = *impl_;
+  s.path = path;
+  s.where = path.string();
+  s.options = options;
+  {
+    detail::FileReader file(path);
+    s.file_size = file.size();
+    std::uint8_t start[sizeof kNpyMagic] = {};
+    const std::uint64_t count = std::min<std::uint64_t>(s.file_size, sizeof start);
+    file.read(start, count);
+    check_zip_magic(start, count, s.where);
+  }
+  ZipError checked_error;
+  if ((s.archive = open_archive(path, ZIP_CHECKCONS, checked_error))) {
+    s.list_entries();
+    return;
+  }
+  // libzip's consistency check failed, or the directory is unreadable. Read the entries without
+  // the check, so that damage inside one is reported naming it.
+  ZipError error;
+  s.archive = open_archive(path, 0, error);
+  if (!s.archive) throw_open_error(path, s.where, error);
+  s.list_entries();
+  const zip_int64_t count = zip_get_num_entries(s.archive.get(), 0);
+  for (zip_int64_t i = 0; i < count; ++i) {
+    verify_entry(s.archive.get(), static_cast<std::uint64_t>(i), s.file_size,
+                 s.options.max_array_bytes, s.where);
+  }
+  throw InputError(fmt::format(
+      "{}: corrupt zip archive: a bad local header signature, a local header that disagrees with "
+      "its central directory record, or stray bytes around the central directory (libzip: {})",
+      s.where, libzip_text(checked_error.get())));
+}
+
+NpzArchive::~NpzArchive() = default;
+NpzArchive::NpzArchive(NpzArchive&&) noexcept = default;
+NpzArchive& NpzArchive::operator=(NpzArchive&&) noexcept = default;
+
+const std::vector<std::string>& NpzArchive::names() const { return impl_->names; }
+
+bool NpzArchive::contains(const std::string& name) const { return impl_->by_name.count(name) != 0; }
+
+const std::filesystem::path& NpzArchive::path() const { return impl_->path; }
+
+torch::Tensor NpzArchive::read(const std::string& name) {
+  Impl& s = *impl_;
+  const auto found = s.by_name.find(name);
+  if (found == s.by_name.end()) {
+    throw InputError(fmt::format("{}: no array named '{}' (found: {})", s.where,
+                                 printable(name, 200), s.known_names()));
+  }
+  const std::uint64_t index = s.indices[found->second];
+  const zip_stat_t stat = stat_entry(s.archive.get(), index, s.where);
+  const std::string where = entry_where(s.where, stat);
+  check_entry(stat, s.file_size, where);
+  const std::string array_where = fmt::format("{}: array '{}'", s.where, printable(name, 200));
+  // Before anything is inflated or allocated: the size the entry states is all read_npy may
+  // allocate, since the header must describe exactly that many bytes.
+  detail::check_array_bytes(stat.size, s.options.max_array_bytes, detail::available_memory(),
+                            array_where);
+
+  EntryReader entry(s.archive.get(), index, stat, where);
   torch::Tensor array;
   try {
-    array = detail::read_npy(entry, stat.size, array_where);
+    array = detail::read_npy(entry, stat.size, array_where, detail::NpyTrailingBytes::Refuse);
   } catch (const InputError&) {
     // A header that does not parse is most likely damage: report that if the entry shows it.
     if (!entry.failed()) entry.finish();
     throw;
   }
   entry.finish();
-  return {std::move(name), std::move(array)};
+  return array;
 }
 
-std::vector<NamedArray> read_entries(zip_t* archive, std::uint64_t file_size,
-                                     const std::string& where) {
-  const zip_int64_t count = zip_get_num_entries(archive, 0);
-  std::vector<NamedArray> arrays;
-  arrays.reserve(static_cast<std::size_t>(std::max<zip_int64_t>(count, 0)));
-  for (zip_int64_t i = 0; i < count; ++i) {
-    arrays.push_back(read_entry(archive, static_cast<std::uint64_t>(i), file_size, where));
-  }
-  return arrays;
-}
+namespace {
 
 // ---------------------------------------------------------------------------------------------
 // Writing, through libzip.
@@ -382,33 +525,12 @@ std::string build_archive(const std::vector<NamedArray>& arrays, const std::vect
 
 }  // namespace
 
-std::vector<NamedArray> load_npz(const std::filesystem::path& path) {
-  const std::string where = path.string();
-  // Before anything opens it: a FIFO would block, a device never end.
-  (void)detail::check_regular_input(path, "file");
-  std::uint64_t file_size = 0;
-  {
-    detail::FileReader file(path);
-    file_size = file.size();
-    std::uint8_t start[sizeof kNpyMagic] = {};
-    const std::uint64_t count = std::min<std::uint64_t>(file_size, sizeof start);
-    file.read(start, count);
-    check_zip_magic(start, count, where);
-  }
-  ZipError checked_error;
-  if (const Archive archive = open_archive(path, ZIP_CHECKCONS, checked_error)) {
-    return read_entries(archive.get(), file_size, where);
-  }
-  // libzip's consistency check failed, or the directory is unreadable. Read the entries without
-  // the check, so that damage inside one is reported naming it.
-  ZipError error;
-  const Archive archive = open_archive(path, 0, error);
-  if (!archive) throw_open_error(where, error);
-  (void)read_entries(archive.get(), file_size, where);
-  throw InputError(fmt::format(
-      "{}: corrupt zip archive: a bad local header signature, a local header that disagrees with "
-      "its central directory record, or stray bytes around the central directory (libzip: {})",
-      where, libzip_text(checked_error.get())));
+std::vector<NamedArray> load_npz(const std::filesystem::path& path, NpzReadOptions options) {
+  NpzArchive archive(path, options);
+  std::vector<NamedArray> arrays;
+  arrays.reserve(archive.names().size());
+  for (const std::string& name : archive.names()) arrays.emplace_back(name, archive.read(name));
+  return arrays;
 }
 
 void save_npz(const std::filesystem::path& path, const std::vector<NamedArray>& arrays) {

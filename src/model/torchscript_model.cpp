@@ -18,6 +18,7 @@
 
 #include "io/input_file.hpp"
 #include "model/instrumentation.hpp"
+#include "model/model_file.hpp"
 #include "model/neuron_state.hpp"
 
 #include "util/text.hpp"
@@ -71,6 +72,7 @@ struct TorchScriptModel::Impl {
   TorchScriptOptions options;
   std::string description;
   std::optional<std::filesystem::path> file;  // set when loaded from a file
+  std::optional<std::string> sha256;          // of the file's bytes loaded
   std::vector<RegisteredHook> hooks;
   std::uint64_t next_id = 1;
   std::unique_ptr<Instrumentation> instrumentation;  // null when there are no hooks
@@ -288,14 +290,9 @@ struct TorchScriptModel::Impl {
 TorchScriptModel::TorchScriptModel(const std::filesystem::path& path, TorchScriptOptions options)
     : impl_(std::make_unique<Impl>()) {
   (void)detail::check_regular_input(path, "model file");
-  try {
-    impl_->module = torch::jit::load(path.string(), c10::Device(c10::kCPU));
-  } catch (const c10::Error& e) {
-    throw InputError(
-        fmt::format("{}: not a TorchScript model ({})", path.string(), e.what_without_backtrace()));
-  } catch (const std::exception& e) {
-    throw InputError(fmt::format("{}: not a TorchScript model ({})", path.string(), e.what()));
-  }
+  detail::CheckedModule loaded = detail::load_checked_module(path);
+  impl_->module = std::move(loaded.module);
+  impl_->sha256 = std::move(loaded.sha256);
   impl_->module.eval();
   impl_->options = options;
   impl_->description = path.string();
@@ -326,6 +323,8 @@ std::string TorchScriptModel::describe() const { return impl_->description; }
 void TorchScriptModel::begin_batch() {}
 
 std::optional<std::filesystem::path> TorchScriptModel::source_file() const { return impl_->file; }
+
+std::optional<std::string> TorchScriptModel::source_sha256() const { return impl_->sha256; }
 
 std::vector<std::string> TorchScriptModel::warnings() const { return impl_->state_warnings(); }
 

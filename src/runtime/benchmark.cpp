@@ -9,6 +9,7 @@
 #include <neurobench/errors.hpp>
 #include <neurobench/metrics/builtin.hpp>
 
+#include "runtime/finite_check.hpp"
 #include "runtime/run_state.hpp"
 
 namespace neurobench {
@@ -170,6 +171,28 @@ Json describe_metrics(const MetricSet& set, const std::vector<std::string>& orde
   return out;
 }
 
+// NaN and Inf in the data or the weights run to the end without an error and spoil every metric:
+// say so before the run, or refuse to run.
+void check_inputs(const NeuroBenchModel& model, const Dataset& dataset, bool strict,
+                  detail::RunState& state) {
+  const std::vector<detail::NonFiniteValues> found = detail::find_non_finite_inputs(model, dataset);
+  if (found.empty()) return;
+  if (strict) {
+    std::string message = found.front().message();
+    if (found.size() > 1) {
+      message += fmt::format(" (and {} more tensor{} with non-finite values)", found.size() - 1,
+                             found.size() == 2 ? "" : "s");
+    }
+    throw InputError(message + "; strict: refusing to run");
+  }
+  Json records = Json::array();
+  for (const auto& f : found) {
+    state.warn_once(f.message());
+    records.push_back(f.to_json());
+  }
+  state.results.run["non_finite_inputs"] = std::move(records);
+}
+
 }  // namespace
 
 Results Benchmark::run(const RunOptions& options) {
@@ -181,12 +204,15 @@ Results Benchmark::run(const RunOptions& options) {
   results.run["model"] = s.model->describe();
   results.run["batch_size"] = s.loader.options().batch_size;
   if (const auto& seed = s.loader.options().shuffle_seed) results.run["shuffle_seed"] = *seed;
+  if (const auto sha = s.model->source_sha256()) results.run["model_sha256"] = *sha;
+  if (const auto sha = s.loader.dataset().source_sha256()) results.run["data_sha256"] = *sha;
   if (results.environment.cores > 0 && results.environment.threads > results.environment.cores) {
     state.warn_once(fmt::format(
         "LibTorch runs {} intra-op threads on {} logical CPUs: the threads compete for the "
         "CPUs, which slows the run and makes timings unrepresentative",
         results.environment.threads, results.environment.cores));
   }
+  check_inputs(*s.model, s.loader.dataset(), options.strict, state);
   const std::vector<std::string> order = results_order(s.metrics);
   for (const auto& name : order) results.values[name] = nullptr;  // keeps the order asked for
   results.metrics = describe_metrics(s.metrics, order);

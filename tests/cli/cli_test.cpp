@@ -4,11 +4,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include <neurobench/data/dataset.hpp>
 #include <neurobench/io/npz.hpp>
 #include <neurobench/model/model.hpp>
 
+#include "file_digest.hpp"
 #include "support.hpp"
 
 using neurobench::test::fixture;
@@ -238,4 +240,123 @@ TEST_CASE("run --metrics with an unknown name exits 2 naming it", "[cli][timing]
   const auto r = run_cli(classifier_args() + " --metrics Footprint,Latncy");
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Catch::Contains("unknown metric 'Latncy'") && Catch::Contains("Latency"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Integrity: file digests, NaN and Inf, --strict, --max-array-bytes
+
+namespace {
+std::string regressor_args(const std::filesystem::path& data) {
+  return "run --model " + q(fixture("core/regressor.pt")) + " --data " + q(data) +
+         " --batch-size 4 --quiet";
+}
+
+/// The regressor's data with one value made NaN, as an .npz in `dir`.
+std::filesystem::path nan_data(const neurobench::test::TempDir& dir) {
+  const auto clean = neurobench::TensorDataset::from_npz(fixture("core/regressor.npz"));
+  torch::Tensor data = clean.data().clone();
+  data.index_put_({5, 0}, std::numeric_limits<float>::quiet_NaN());
+  neurobench::save_npz(dir / "nan.npz", {{"data", data}, {"targets", clean.targets()}});
+  return dir / "nan.npz";
+}
+}  // namespace
+
+TEST_CASE("run records the SHA-256 of the model and data files in _run", "[cli][integrity]") {
+  neurobench::test::TempDir dir;
+  const auto json = dir / "out.json";
+  const auto r =
+      run_cli(regressor_args(fixture("core/regressor.npz")) + " --workload MSE --json " + q(json));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto results = nlohmann::json::parse(neurobench::test::read_file(json));
+  CHECK(results["_run"]["model_sha256"] ==
+        neurobench::test::sha256sum(fixture("core/regressor.pt")));
+  CHECK(results["_run"]["data_sha256"] ==
+        neurobench::test::sha256sum(fixture("core/regressor.npz")));
+}
+
+TEST_CASE("NaN in the data is a warning recorded in _run; with --strict, exit 2 and no file",
+          "[cli][integrity]") {
+  neurobench::test::TempDir dir;
+  const auto data = nan_data(dir);
+  const auto json = dir / "out.json";
+  const auto warned = run_cli(regressor_args(data) + " --workload MSE --json " + q(json));
+  INFO(warned.err);
+  REQUIRE(warned.status == 0);
+  CHECK_THAT(warned.err, Catch::Contains("warning: " + data.string() +
+                                         ": array 'data' holds 1 non-finite value (1 NaN, 0 "
+                                         "infinite) of 36; the first is data[5, 0] = nan"));
+  const auto results = nlohmann::json::parse(neurobench::test::read_file(json));
+  const auto& record = results["_run"]["non_finite_inputs"].at(0);
+  CHECK(record["tensor"] == "data");
+  CHECK(record["count"] == 1);
+  CHECK(record["first_index"] == nlohmann::json::array({5, 0}));
+
+  std::filesystem::remove(json);
+  const auto strict = run_cli(regressor_args(data) + " --workload MSE --strict --json " + q(json));
+  CHECK(strict.status == 2);
+  CHECK_THAT(strict.err, Catch::Contains("error: " + data.string() + ": array 'data' holds 1") &&
+                             Catch::Contains("strict"));
+  CHECK_FALSE(std::filesystem::exists(json));
+  CHECK(strict.out.find("MSE") == std::string::npos);  // nothing ran
+
+  // The config key does the same.
+  std::ofstream(dir / "strict.json") << R"({"strict": true, "workload": ["MSE"]})";
+  const auto config =
+      run_cli("run " + q(dir / "strict.json") + " --model " + q(fixture("core/regressor.pt")) +
+              " --data " + q(data) + " --quiet --json " + q(json));
+  CHECK(config.status == 2);
+  CHECK_FALSE(std::filesystem::exists(json));
+}
+
+TEST_CASE("--strict makes any warning of the run an error: exit 2 and no results file",
+          "[cli][integrity]") {
+  // The regressor has no activation layer: ActivationSparsity warns.
+  neurobench::test::TempDir dir;
+  const auto json = dir / "out.json";
+  const std::string args = regressor_args(fixture("core/regressor.npz")) +
+                           " --workload ActivationSparsity --json " + q(json);
+  const auto lenient = run_cli(args);
+  REQUIRE(lenient.status == 0);
+  CHECK_THAT(lenient.err, Catch::Contains("warning: ") && Catch::Contains("no activation layers"));
+  REQUIRE(std::filesystem::exists(json));
+  std::filesystem::remove(json);
+  const auto strict = run_cli(args + " --strict");
+  CHECK(strict.status == 2);
+  CHECK_THAT(strict.err, Catch::Contains("error: ") && Catch::Contains("no activation layers") &&
+                             Catch::Contains("--strict: 1 warning above; no results file "
+                                             "written") &&
+                             !Catch::Contains("warning: "));
+  CHECK_FALSE(std::filesystem::exists(json));
+}
+
+TEST_CASE("--max-array-bytes refuses a larger data array before reading it", "[cli][integrity]") {
+  neurobench::test::TempDir dir;
+  const auto json = dir / "out.json";
+  const auto r = run_cli(regressor_args(fixture("core/regressor.npz")) +
+                         " --workload MSE --max-array-bytes 64 --json " + q(json));
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("regressor.npz: array 'data'") &&
+                        Catch::Contains("more than the limit of 64 bytes"));
+  CHECK_FALSE(std::filesystem::exists(json));
+}
+
+TEST_CASE("a corrupt model file exits 2 naming the damage, before any metric runs",
+          "[cli][integrity]") {
+  neurobench::test::TempDir dir;
+  std::string bytes = neurobench::test::read_file(fixture("core/regressor.pt"));
+  const std::size_t record = bytes.find("regressor/data/0");
+  REQUIRE(record == 30);  // the first entry's name, after its 30-byte local header
+  const std::size_t extra = static_cast<unsigned char>(bytes[28]) |
+                            static_cast<std::size_t>(static_cast<unsigned char>(bytes[29])) << 8;
+  bytes[30 + 16 + extra + 2] ^= 0x40;  // a byte of the first weight
+  std::ofstream(dir / "flipped.pt", std::ios::binary) << bytes;
+  const auto json = dir / "out.json";
+  const auto r =
+      run_cli("run --model " + q(dir / "flipped.pt") + " --data " +
+              q(fixture("core/regressor.npz")) + " --workload MSE --quiet --json " + q(json));
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("flipped.pt: corrupt model file: entry 'regressor/data/0' "
+                                    "fails its CRC-32 check"));
+  CHECK_FALSE(std::filesystem::exists(json));
 }

@@ -85,6 +85,14 @@ TEST_CASE(
        "from 0 to 18446744073709551615"},
       {"--shuffle-seed 18446744073709551616",
        "error: --shuffle-seed: 18446744073709551616 is out of range"},
+      {"--max-array-bytes 0",
+       "error: --max-array-bytes: 0 is out of range; expected an integer from 1 to "
+       "9223372036854775807"},
+      {"--max-array-bytes 1G",
+       "error: --max-array-bytes: '1G' is not an integer; expected an integer from 1 to "
+       "9223372036854775807"},
+      {"--max-array-bytes 18446744073709551616",
+       "error: --max-array-bytes: 18446744073709551616 is out of range"},
       // Given the default max_time (60 s), min_time 100 would never be reached.
       {"--min-time 100", "min_time (100 s) is more than max_time (60 s)"},
   };

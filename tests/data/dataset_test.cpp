@@ -6,6 +6,9 @@
 #include <neurobench/data/dataloader.hpp>
 #include <neurobench/errors.hpp>
 
+#include "file_digest.hpp"
+#include "io/npy_fixtures.hpp"
+#include "io/zip_bytes.hpp"
 #include "support.hpp"
 
 using neurobench::DataLoader;
@@ -67,8 +70,7 @@ TEST_CASE("data and targets must agree on the number of samples", "[data]") {
                       Catch::Contains("ids"));
 }
 
-TEST_CASE("a dataset loads 'data' and 'targets' from an npz and keeps the other arrays",
-          "[data]") {
+TEST_CASE("a dataset loads 'data' and 'targets' from an npz", "[data]") {
   const auto ds = TensorDataset::from_npz(neurobench::test::fixture("core/classifier.npz"));
   REQUIRE(ds.size() == 10);
   REQUIRE(ds.data().sizes() == torch::IntArrayRef({10, 4}));
@@ -86,4 +88,60 @@ TEST_CASE("an npz without 'targets' is an InputError naming the file and the arr
   REQUIRE_THROWS_WITH(TensorDataset::from_npz(path),
                       Catch::Contains("no_targets.npz") && Catch::Contains("'targets'") &&
                           Catch::Contains("found: data"));
+}
+
+TEST_CASE("from_npz reads only 'data' and 'targets': other arrays cost nothing", "[data]") {
+  const neurobench::test::TempDir dir;
+  const auto f32 = [](const std::string& shape, std::size_t bytes, char fill) {
+    return neurobench::test::make_npy(
+        "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }",
+        std::string(bytes, fill));
+  };
+  // An object array (refused if read) and 16 MiB of zeros (over the limit if read).
+  const std::string objects = neurobench::test::make_npy(
+      "{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", "\x80\x02N.");
+  neurobench::test::write_bytes(
+      dir / "extra.npz",
+      neurobench::test::make_zip({{"names.npy", objects},
+                                  {"data.npy", f32("(2, 3)", 24, '\0')},
+                                  {"zeros.npy", f32("(4194304,)", 16u << 20, '\0'), true},
+                                  {"targets.npy", f32("(2,)", 8, '\0')}}));
+  neurobench::NpzReadOptions options;
+  options.max_array_bytes = 1u << 20;
+  const auto ds = TensorDataset::from_npz(dir / "extra.npz", options);
+  CHECK(ds.size() == 2);
+  CHECK(ds.data().sizes() == torch::IntArrayRef({2, 3}));
+  CHECK(ds.get({0, 1}).extras.empty());
+  REQUIRE(ds.arrays().size() == 2);
+  CHECK(ds.arrays()[0].first == "data");
+  CHECK(ds.arrays()[1].first == "targets");
+  // The same limit still guards the arrays that are read.
+  options.max_array_bytes = 16;
+  REQUIRE_THROWS_AS(TensorDataset::from_npz(dir / "extra.npz", options), neurobench::InputError);
+  REQUIRE_THROWS_WITH(TensorDataset::from_npz(dir / "extra.npz", options),
+                      Catch::Contains("array 'data'") && Catch::Contains("limit of 16 bytes"));
+}
+
+TEST_CASE("from_npz refuses an archive with two 'data' entries instead of using one", "[data]") {
+  const neurobench::test::TempDir dir;
+  const auto f32 = [](char fill) {
+    return neurobench::test::make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }",
+                                      std::string(4, fill));
+  };
+  neurobench::test::write_bytes(
+      dir / "twice.npz",
+      neurobench::test::make_zip(
+          {{"data.npy", f32('\1')}, {"targets.npy", f32('\0')}, {"data.npy", f32('\2')}}));
+  REQUIRE_THROWS_AS(TensorDataset::from_npz(dir / "twice.npz"), neurobench::InputError);
+  REQUIRE_THROWS_WITH(
+      TensorDataset::from_npz(dir / "twice.npz"),
+      Catch::Contains("twice.npz") && Catch::Contains("entries 1 'data.npy' and 3 'data.npy'"));
+}
+
+TEST_CASE("from_npz records the SHA-256 of the data file", "[data]") {
+  const auto path = neurobench::test::fixture("core/classifier.npz");
+  const auto ds = TensorDataset::from_npz(path);
+  REQUIRE(ds.source_sha256().has_value());
+  CHECK(*ds.source_sha256() == neurobench::test::sha256sum(path));
+  CHECK_FALSE(numbers(3)->source_sha256().has_value());
 }

@@ -2,8 +2,10 @@
 #include <neurobench/io/npz.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,7 +15,9 @@
 #include <neurobench/errors.hpp>
 #include <neurobench/io/npy.hpp>
 
+#include "io/array_budget.hpp"
 #include "io/npy_fixtures.hpp"
+#include "io/zip_bytes.hpp"
 #include "support.hpp"
 
 namespace {
@@ -401,5 +405,228 @@ TEST_CASE(
       CHECK_THAT(outcome_of(dir / "corrupt", expected),
                  Catch::Equals("read unaltered") || Catch::Equals("InputError"));
     }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading selectively, within limits, and refusing ambiguous archives
+
+namespace {
+
+using neurobench::NpzArchive;
+using neurobench::NpzReadOptions;
+
+/// A float32 .npy of `count` values, each `value`.
+std::string f32_npy(std::int64_t count, float value = 0.0F) {
+  std::string data(static_cast<std::size_t>(count) * sizeof(float), '\0');
+  for (std::int64_t i = 0; i < count; ++i) {
+    std::memcpy(&data[static_cast<std::size_t>(i) * sizeof(float)], &value, sizeof(float));
+  }
+  return make_npy(
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(count) + ",), }",
+      data);
+}
+
+/// An object array as NumPy pickles a list of two strings (np.save(..., allow_pickle=True)).
+std::string object_npy() {
+  // PROTO 2, EMPTY_LIST, MARK, two BINUNICODE strings, APPENDS, STOP.
+  const std::string pickle =
+      std::string("\x80\x02](X\x01\0\0\0", 9) + "a" + std::string("X\x01\0\0\0", 5) + "b" + "e.";
+  return make_npy("{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", pickle);
+}
+
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+
+}  // namespace
+
+TEST_CASE("NpzArchive lists every array and reads only those asked for", "[io][npz]") {
+  const TempDir dir;
+  // `zeros` states 16 MiB and deflates to a few kB; `objects` is a pickled object array.
+  write_bytes(dir / "mixed.npz", make_zip({{"data.npy", f32_npy(4, 1.5F)},
+                                           {"objects.npy", object_npy()},
+                                           {"zeros.npy", f32_npy(4 * kMiB), true},
+                                           {"targets.npy", f32_npy(4, 2.0F), true}}));
+  NpzReadOptions options;
+  options.max_array_bytes = kMiB;
+  NpzArchive archive(dir / "mixed.npz", options);
+  CHECK(archive.names() == std::vector<std::string>{"data", "objects", "zeros", "targets"});
+  CHECK(archive.contains("zeros"));
+  CHECK_FALSE(archive.contains("zeros.npy"));
+  CHECK(torch::equal(archive.read("data"), torch::full({4}, 1.5F)));
+  CHECK(torch::equal(archive.read("targets"), torch::full({4}, 2.0F)));
+  // Asked for, the others fail, each naming itself; unasked, they cost nothing.
+  REQUIRE_THROWS_AS(archive.read("objects"), InputError);
+  REQUIRE_THROWS_WITH(archive.read("objects"),
+                      Catch::Contains("array 'objects'") && Catch::Contains("'|O'"));
+  REQUIRE_THROWS_AS(archive.read("zeros"), InputError);
+  REQUIRE_THROWS_WITH(archive.read("zeros"),
+                      Catch::Contains((dir / "mixed.npz").string() + ": array 'zeros'") &&
+                          Catch::Contains("16777344 bytes") &&
+                          Catch::Contains("more than the limit of 1048576 bytes") &&
+                          Catch::Contains("nothing of it was read"));
+  REQUIRE_THROWS_AS(archive.read("labels"), InputError);
+  REQUIRE_THROWS_WITH(archive.read("labels"),
+                      Catch::Contains("no array named 'labels'") &&
+                          Catch::Contains("found: data, objects, zeros, targets"));
+  // The limit is a size, not a ratio: the same array reads whole under a higher one.
+  options.max_array_bytes = 17 * kMiB;
+  CHECK(NpzArchive(dir / "mixed.npz", options).read("zeros").numel() ==
+        static_cast<std::int64_t>(4 * kMiB));
+}
+
+TEST_CASE("load_npz applies the array limit to every array and refuses a zero limit", "[io][npz]") {
+  const TempDir dir;
+  write_bytes(dir / "two.npz",
+              make_zip({{"small.npy", f32_npy(4)}, {"large.npy", f32_npy(64 * 1024), true}}));
+  NpzReadOptions options;
+  options.max_array_bytes = 64 * 1024;
+  REQUIRE_THROWS_AS(load_npz(dir / "two.npz", options), InputError);
+  REQUIRE_THROWS_WITH(load_npz(dir / "two.npz", options),
+                      Catch::Contains("array 'large'") && Catch::Contains("limit of 65536"));
+  options.max_array_bytes = 0;
+  REQUIRE_THROWS_AS(load_npz(dir / "two.npz", options), neurobench::UsageError);
+  REQUIRE_THROWS_WITH(load_npz(dir / "two.npz", options), Catch::Contains("max_array_bytes"));
+}
+
+TEST_CASE("an array larger than the memory available is refused before it is allocated",
+          "[io][npz]") {
+  using neurobench::detail::check_array_bytes;
+  const std::string where = "x.npz: array 'a'";
+  const std::uint64_t gib = std::uint64_t{1} << 30;
+  REQUIRE_NOTHROW(check_array_bytes(gib, 16 * gib, 2 * gib, where));
+  REQUIRE_NOTHROW(check_array_bytes(gib, 16 * gib, std::nullopt, where));
+  REQUIRE_THROWS_AS(check_array_bytes(64 * gib, 128 * gib, 8 * gib, where), InputError);
+  REQUIRE_THROWS_WITH(check_array_bytes(64 * gib, 128 * gib, 8 * gib, where),
+                      Catch::StartsWith(where) && Catch::Contains("68719476736 bytes (64.0 GiB)") &&
+                          Catch::Contains("more than the 8589934592 bytes (8.0 GiB) of memory "
+                                          "available"));
+  REQUIRE_THROWS_WITH(check_array_bytes(64 * gib, 16 * gib, std::nullopt, where),
+                      Catch::Contains("more than the limit of 17179869184 bytes (16.0 GiB)"));
+  const std::optional<std::uint64_t> available = neurobench::detail::available_memory();
+  REQUIRE(available.has_value());
+  CHECK(*available > 0);
+}
+
+TEST_CASE("an .npy header stating 64 GiB in a small entry is refused without allocating it",
+          "[io][npz]") {
+  const TempDir dir;
+  // 2^34 float32 values: 64 GiB that are not there. Allocating them first would fail the test
+  // with std::bad_alloc (or worse), not with the InputError checked here.
+  write_bytes(dir / "bomb.npz", make_zip({{"bomb.npy",
+                                           make_npy("{'descr': '<f4', 'fortran_order': False, "
+                                                    "'shape': (17179869184,), }",
+                                                    std::string(4096, '\0')),
+                                           true}}));
+  REQUIRE_THROWS_AS(load_npz(dir / "bomb.npz"), InputError);
+  REQUIRE_THROWS_WITH(
+      load_npz(dir / "bomb.npz"),
+      Catch::Contains("array 'bomb'") && Catch::Contains("needs 68719476736 bytes, found 4096"));
+}
+
+TEST_CASE("an entry whose stream inflates to more or fewer bytes than stated is refused",
+          "[io][npz]") {
+  const TempDir dir;
+  const std::string npy = f32_npy(64, 3.0F);
+  const auto stated = static_cast<std::uint32_t>(npy.size());
+  SECTION("more: reading stops one byte past the stated size") {
+    write_bytes(dir / "lie.npz",
+                make_zip({{"a.npy", npy + std::string(100000, '\0'), true, stated}}));
+    REQUIRE_THROWS_AS(load_npz(dir / "lie.npz"), InputError);
+    REQUIRE_THROWS_WITH(
+        load_npz(dir / "lie.npz"),
+        Catch::Contains("entry 'a.npy'") &&
+            Catch::Contains("inflates to more than the " + std::to_string(stated) + " bytes"));
+  }
+  SECTION("fewer") {
+    write_bytes(dir / "lie.npz",
+                make_zip({{"a.npy", npy.substr(0, npy.size() - 40), true, stated}}));
+    REQUIRE_THROWS_AS(load_npz(dir / "lie.npz"), InputError);
+    REQUIRE_THROWS_WITH(
+        load_npz(dir / "lie.npz"),
+        Catch::Contains("entry 'a.npy'") &&
+            Catch::Contains("inflates to " + std::to_string(npy.size() - 40) +
+                            " bytes, but its directory record states " + std::to_string(stated)));
+  }
+}
+
+TEST_CASE("an .npz entry holding bytes after its array is refused", "[io][npz]") {
+  const TempDir dir;
+  const std::string npy = f32_npy(4);
+  for (const bool deflate : {false, true}) {
+    INFO("deflated: " << deflate);
+    write_bytes(dir / "tail.npz", make_zip({{"a.npy", npy + "trailing", deflate}}));
+    REQUIRE_THROWS_AS(load_npz(dir / "tail.npz"), InputError);
+    REQUIRE_THROWS_WITH(load_npz(dir / "tail.npz"),
+                        Catch::Contains("array 'a'") &&
+                            Catch::Contains("holds " + std::to_string(npy.size() + 8) + " bytes") &&
+                            Catch::Contains("make " + std::to_string(npy.size())));
+  }
+}
+
+TEST_CASE("an .npz holding two entries for one array is refused, naming both", "[io][npz]") {
+  const TempDir dir;
+  SECTION("two entries of one name") {
+    write_bytes(dir / "twice.npz", make_zip({{"data.npy", f32_npy(2, 1.0F)},
+                                             {"targets.npy", f32_npy(2)},
+                                             {"data.npy", f32_npy(2, 9.0F)}}));
+    REQUIRE_THROWS_AS(NpzArchive(dir / "twice.npz"), InputError);
+    REQUIRE_THROWS_WITH(NpzArchive(dir / "twice.npz"),
+                        Catch::Contains((dir / "twice.npz").string()) &&
+                            Catch::Contains("entries 1 'data.npy' and 3 'data.npy' both hold an "
+                                            "array named 'data'"));
+  }
+  SECTION("one name with and without .npy") {
+    write_bytes(dir / "twice.npz",
+                make_zip({{"data", f32_npy(2, 1.0F)}, {"data.npy", f32_npy(2, 9.0F)}}));
+    REQUIRE_THROWS_AS(load_npz(dir / "twice.npz"), InputError);
+    REQUIRE_THROWS_WITH(load_npz(dir / "twice.npz"),
+                        Catch::Contains("entries 1 'data' and 2 'data.npy' both hold an array "
+                                        "named 'data'"));
+  }
+}
+
+TEST_CASE("an end record whose entry counts disagree is called corrupt, not split", "[io][npz]") {
+  const TempDir dir;
+  const std::vector<neurobench::test::ZipEntry> entries = {
+      {"a.npy", f32_npy(2)}, {"b.npy", f32_npy(3)}, {"c.npy", f32_npy(4)}};
+  SECTION("on this disk and in all differ") {
+    for (const auto& counts : {std::pair<std::uint16_t, std::uint16_t>{2, 3},
+                               std::pair<std::uint16_t, std::uint16_t>{3, 2},
+                               std::pair<std::uint16_t, std::uint16_t>{3, 7}}) {
+      INFO(counts.first << " on this disk, " << counts.second << " in all");
+      write_bytes(dir / "count.npz", make_zip(entries, counts));
+      REQUIRE_THROWS_AS(load_npz(dir / "count.npz"), InputError);
+      REQUIRE_THROWS_WITH(
+          load_npz(dir / "count.npz"),
+          Catch::Contains("end-of-central-directory record is corrupt: it states " +
+                          std::to_string(counts.first) + " entries on this disk but " +
+                          std::to_string(counts.second) + " in all") &&
+              !Catch::Contains("multi-disk"));
+    }
+  }
+  SECTION("both agree, with each other but not with the directory") {
+    write_bytes(dir / "count.npz",
+                make_zip(entries, std::pair<std::uint16_t, std::uint16_t>{2, 2}));
+    REQUIRE_THROWS_AS(load_npz(dir / "count.npz"), InputError);
+    REQUIRE_THROWS_WITH(load_npz(dir / "count.npz"),
+                        Catch::Contains("states 2 entries, but the central directory holds 3"));
+  }
+  SECTION("in the ZIP64 end record") {
+    std::string bytes = read_bytes(npz_fixture("zip64.npz"));
+    const std::size_t end64 = bytes.rfind("PK\x06\x06");
+    REQUIRE(end64 != std::string::npos);
+    bytes.at(end64 + 24) = 5;  // entries on this disk: 5 of 3
+    write_bytes(dir / "count.npz", bytes);
+    REQUIRE_THROWS_AS(load_npz(dir / "count.npz"), InputError);
+    REQUIRE_THROWS_WITH(load_npz(dir / "count.npz"),
+                        Catch::Contains("ZIP64 end-of-central-directory record is corrupt: it "
+                                        "states 5 entries on this disk but 3 in all") &&
+                            !Catch::Contains("multi-disk"));
+  }
+  SECTION("a split archive is still called one") {
+    std::string bytes = make_zip(entries);
+    bytes.at(bytes.size() - 22 + 4) = 1;  // number of this disk
+    write_bytes(dir / "split.npz", bytes);
+    REQUIRE_THROWS_WITH(load_npz(dir / "split.npz"), Catch::Contains("multi-disk (split)"));
   }
 }

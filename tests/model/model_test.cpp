@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <neurobench/model/model.hpp>
 
+#include <zip.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -9,9 +12,12 @@
 
 #include <catch2/catch.hpp>
 
-#include "model/model_fixtures.hpp"
-#include "support.hpp"
 #include <nlohmann/json.hpp>
+#include "file_digest.hpp"
+#include "model/model_fixtures.hpp"
+#include "model/module_tensors.hpp"
+#include "support.hpp"
+#include "util/sha256.hpp"
 
 #include <neurobench/data/dataset.hpp>
 #include <neurobench/errors.hpp>
@@ -638,4 +644,161 @@ TEST_CASE("a NeuroBenchModel without hook support throws a UsageError naming the
                                                  [](const neurobench::OperatorCall&) {}),
                     UsageError);
   CHECK_NOTHROW(model.remove_hook(neurobench::HookHandle{1}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// A corrupt model file is refused at load; the loaded file's SHA-256 is known.
+
+namespace {
+
+/// The bytes of entry `name` of the zip archive at `path`.
+std::string zip_entry(const fs::path& path, const std::string& name) {
+  int error = 0;
+  zip_t* archive = zip_open(path.c_str(), ZIP_RDONLY, &error);
+  REQUIRE(archive != nullptr);
+  zip_stat_t stat;
+  REQUIRE(zip_stat(archive, name.c_str(), 0, &stat) == 0);
+  std::string bytes(static_cast<std::size_t>(stat.size), '\0');
+  zip_file_t* file = zip_fopen(archive, name.c_str(), 0);
+  REQUIRE(file != nullptr);
+  REQUIRE(zip_fread(file, bytes.data(), bytes.size()) == static_cast<zip_int64_t>(bytes.size()));
+  zip_fclose(file);
+  zip_discard(archive);
+  return bytes;
+}
+
+/// A copy of the zip archive `from` at `to`, with entry `name` holding `bytes` instead, written
+/// by libzip with `method` and a CRC-32 that matches.
+void replace_entry(const fs::path& from, const fs::path& to, const std::string& name,
+                   const std::string& bytes, zip_int32_t method = ZIP_CM_STORE) {
+  fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+  int error = 0;
+  zip_t* archive = zip_open(to.c_str(), 0, &error);
+  REQUIRE(archive != nullptr);
+  const zip_int64_t index = zip_name_locate(archive, name.c_str(), 0);
+  REQUIRE(index >= 0);
+  zip_source_t* source = zip_source_buffer(archive, bytes.data(), bytes.size(), 0);
+  REQUIRE(source != nullptr);
+  REQUIRE(zip_file_replace(archive, static_cast<zip_uint64_t>(index), source, 0) == 0);
+  REQUIRE(zip_set_file_compression(archive, static_cast<zip_uint64_t>(index), method, 0) == 0);
+  REQUIRE(zip_close(archive) == 0);
+}
+
+/// Where the data of the zip entry whose local header is at `header` start.
+std::size_t entry_data_offset(const std::string& zip, std::size_t header) {
+  const auto u16 = [&](std::size_t at) {
+    return static_cast<std::size_t>(static_cast<unsigned char>(zip.at(at))) |
+           static_cast<std::size_t>(static_cast<unsigned char>(zip.at(at + 1))) << 8;
+  };
+  return header + 30 + u16(header + 26) + u16(header + 28);
+}
+
+const fs::path& mlp() {
+  static const fs::path path = neurobench::test::model_fixture("mlp_traced.pt");
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("the unaltered fixture loads and its tensors pass the storage checks",
+          "[model][load][integrity]") {
+  // The checks below must fail for the damage they are given, not for the fixture itself.
+  TorchScriptModel model(mlp());
+  CHECK(model.parameters().size() == 8);
+  CHECK(zip_entry(mlp(), "mlp_traced/data/0").size() == 96);  // fc1.weight: 6 x 4 float32
+}
+
+TEST_CASE("a weight record cut to 4 bytes with a matching CRC-32 is refused, naming the tensor",
+          "[model][load][integrity]") {
+  // LibTorch 1.13 sizes a storage by the pickle's element count, not by the record: this model
+  // would read 92 bytes past the record's 4 (results that differ from run to run).
+  const neurobench::test::TempDir dir;
+  const fs::path cut = dir / "cut.pt";
+  replace_entry(mlp(), cut, "mlp_traced/data/0",
+                zip_entry(mlp(), "mlp_traced/data/0").substr(0, 4));
+  REQUIRE_THROWS_AS(TorchScriptModel(cut), InputError);
+  REQUIRE_THROWS_WITH(TorchScriptModel(cut),
+                      Catch::StartsWith(cut.string() + ": corrupt model file") &&
+                          Catch::Contains("tensor 'fc1.weight' has a storage of 96 bytes") &&
+                          Catch::Contains("holds 4 bytes"));
+}
+
+TEST_CASE("a tensor reaching past its storage is refused, naming the tensor and both sizes",
+          "[model][load][integrity]") {
+  // The pickle's element count of storage 0 (fc1.weight's, 24 floats) made 2: the record is
+  // whole, but the tensor's 6 x 4 reach past the 8 bytes its storage is given.
+  const neurobench::test::TempDir dir;
+  std::string pickle = zip_entry(mlp(), "mlp_traced/data.pkl");
+  const std::string count_of_storage_0 =
+      std::string("X\x01\0\0\0", 5) + "0q\tX" + std::string("\x03\0\0\0", 4) + "cpuq\nK\x18";
+  const std::size_t at = pickle.find(count_of_storage_0);
+  REQUIRE(at != std::string::npos);
+  pickle[at + count_of_storage_0.size() - 1] = '\x02';
+  const fs::path bad = dir / "bad.pt";
+  replace_entry(mlp(), bad, "mlp_traced/data.pkl", pickle);
+  REQUIRE_THROWS_AS(TorchScriptModel(bad), InputError);
+  REQUIRE_THROWS_WITH(TorchScriptModel(bad),
+                      Catch::StartsWith(bad.string() + ": corrupt model file") &&
+                          Catch::Contains("tensor 'fc1.weight' (shape [6, 4]") &&
+                          Catch::Contains("needs 96 bytes of storage, but its storage holds 8 "
+                                          "bytes"));
+}
+
+TEST_CASE("a flipped byte inside a weight record is refused by its CRC-32, naming the entry",
+          "[model][load][integrity]") {
+  const neurobench::test::TempDir dir;
+  std::string bytes = neurobench::test::read_file(mlp());
+  REQUIRE(bytes.compare(30, 17, "mlp_traced/data/0") == 0);  // the first entry
+  bytes.at(entry_data_offset(bytes, 0) + 5) ^= 0x40;
+  const fs::path flipped = dir / "flipped.pt";
+  std::ofstream(flipped, std::ios::binary) << bytes;
+  REQUIRE_THROWS_AS(TorchScriptModel(flipped), InputError);
+  REQUIRE_THROWS_WITH(TorchScriptModel(flipped),
+                      Catch::StartsWith(flipped.string() + ": corrupt model file") &&
+                          Catch::Contains("entry 'mlp_traced/data/0' fails its CRC-32 check"));
+}
+
+TEST_CASE("a compressed tensor record is refused: its size could not be checked",
+          "[model][load][integrity]") {
+  const neurobench::test::TempDir dir;
+  const fs::path deflated = dir / "deflated.pt";
+  replace_entry(mlp(), deflated, "mlp_traced/data/0", zip_entry(mlp(), "mlp_traced/data/0"),
+                ZIP_CM_DEFLATE);
+  REQUIRE_THROWS_AS(TorchScriptModel(deflated), InputError);
+  REQUIRE_THROWS_WITH(TorchScriptModel(deflated),
+                      Catch::Contains("entry 'mlp_traced/data/0' is a tensor record stored "
+                                      "compressed"));
+}
+
+TEST_CASE("a model knows the SHA-256 of the file it was loaded from", "[model][load][integrity]") {
+  for (const char* name : {"mlp_traced.pt", "convbn_frozen.pt", "snn_loop.pt"}) {
+    const fs::path path = neurobench::test::model_fixture(name);
+    INFO(path);
+    const TorchScriptModel model(path);
+    REQUIRE(model.source_sha256().has_value());
+    CHECK(*model.source_sha256() == neurobench::test::sha256sum(path));
+  }
+  const TorchScriptModel wrapped(torch::jit::load(mlp().string()));
+  CHECK_FALSE(wrapped.source_sha256().has_value());
+  // A known vector (FIPS 180-2, "abc"), through the same code.
+  CHECK(neurobench::detail::sha256_hex("abc", 3) ==
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST_CASE("every tensor of a module is reached: attributes, containers and graph constants",
+          "[model][load][integrity]") {
+  const auto names = [](const torch::jit::Module& m) {
+    std::vector<std::string> out;
+    for (const auto& t : neurobench::detail::reachable_tensors(m)) out.push_back(t.name);
+    return out;
+  };
+  const std::vector<std::string> mlp_names = names(torch::jit::load(mlp().string()));
+  for (const char* expected_name : {"fc1.weight", "block1.scale", "head.bias"}) {
+    CHECK(std::find(mlp_names.begin(), mlp_names.end(), expected_name) != mlp_names.end());
+  }
+  // A frozen model's weights are constants of its forward graph.
+  const std::vector<std::string> frozen =
+      names(torch::jit::load(neurobench::test::model_fixture("convbn_frozen.pt").string()));
+  REQUIRE_FALSE(frozen.empty());
+  CHECK_THAT(frozen.front(), Catch::StartsWith("constant 0 of "));
 }

@@ -2,6 +2,7 @@
 // NaN and infinities in results: written as "NaN", "Infinity", "-Infinity" (a failed metric is
 // null), warned about by the run, read back and shown by report and compare.
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <string>
 
@@ -139,6 +140,37 @@ TEST_CASE("neurobench run writes NaN as \"NaN\", warns on stderr and exits 0", "
   const auto report = neurobench::test::run_cli("report " + neurobench::test::q(dir / "r.json"));
   REQUIRE(report.status == 0);
   REQUIRE_THAT(report.out, Catch::Contains("| NaN |") && !Catch::Contains("failed"));
+}
+
+TEST_CASE("neurobench run --strict: a non-finite metric value is an error, exit 2, no file",
+          "[cli][nan][strict]") {
+  // Finite data whose products overflow float: MSE is infinite (or NaN), the inputs are not.
+  neurobench::test::TempDir dir;
+  const auto data = dir / "huge.npz";
+  neurobench::save_npz(data, {{"data", torch::full({12, 3}, 3e38F)},
+                              {"targets", torch::zeros({12, 2})}});
+  const std::string args =
+      "run --model " + neurobench::test::q(neurobench::test::fixture("core/regressor.pt")) +
+      " --data " + neurobench::test::q(data) + " --workload MSE -q --json " +
+      neurobench::test::q(dir / "r.json");
+  const auto lenient = neurobench::test::run_cli(args);
+  INFO(lenient.err);
+  REQUIRE(lenient.status == 0);
+  REQUIRE_THAT(lenient.err, Catch::Contains("warning: metric 'MSE' ") &&
+                                !Catch::Contains("non-finite value"));  // inputs are finite
+  REQUIRE(Json::parse(neurobench::test::read_file(dir / "r.json"))["_run"]["non_finite"] ==
+          Json::array({"MSE"}));
+  std::filesystem::remove(dir / "r.json");
+
+  const auto strict = neurobench::test::run_cli(args + " --strict");
+  INFO(strict.err);
+  REQUIRE(strict.status == 2);
+  REQUIRE_THAT(strict.err, Catch::Contains("error: metric 'MSE' ") &&
+                               Catch::Contains("error: --strict: 1 warning above; no results "
+                                               "file written") &&
+                               !Catch::Contains("warning: "));
+  REQUIRE_FALSE(std::filesystem::exists(dir / "r.json"));
+  REQUIRE_THAT(strict.out, !Catch::Contains("MSE"));  // no table either
 }
 
 TEST_CASE("results files with non-finite strings load; other strings and old nulls as before",

@@ -4,9 +4,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <torch/script.h>
+
+#include <neurobench/io/npz.hpp>
 
 namespace neurobench {
 
@@ -34,6 +38,13 @@ class Dataset {
   [[nodiscard]] virtual Batch slice(int64_t begin, int64_t end) const;
   /// Where the data came from, for messages.
   [[nodiscard]] virtual std::string describe() const = 0;
+  /// The tensors the dataset holds whole in memory, by name (TensorDataset: `data` and
+  /// `targets`), for the checks Benchmark::run makes before it starts (NaN and Inf values);
+  /// none by default.
+  [[nodiscard]] virtual std::vector<NamedArray> arrays() const { return {}; }
+  /// The SHA-256 of the file the data were read from (64 lowercase hex digits), when they come
+  /// from one file; Benchmark::run records it in the results as `_run.data_sha256`.
+  [[nodiscard]] virtual std::optional<std::string> source_sha256() const { return std::nullopt; }
 };
 
 /// A dataset held in memory as tensors whose first dimension is the sample index.
@@ -45,14 +56,21 @@ class TensorDataset final : public Dataset {
                 std::map<std::string, torch::Tensor> extras = {},
                 std::string name = "tensor dataset");
 
-  /// Loads arrays `data` and `targets` from a NumPy `.npz` file (other arrays become
-  /// extras). Throws InputError naming the file and the missing array.
-  [[nodiscard]] static TensorDataset from_npz(const std::filesystem::path& path);
+  /// Loads arrays `data` and `targets` from a NumPy `.npz` file and records the file's
+  /// SHA-256 (source_sha256()). Other arrays in the file are not read at all, whatever their
+  /// size or dtype; to use some as extras, read them with NpzArchive and build the dataset with
+  /// the constructor. Throws InputError naming the file and the missing array (listing the
+  /// arrays there are), and as NpzArchive does for a damaged file or an array beyond `options`.
+  [[nodiscard]] static TensorDataset from_npz(const std::filesystem::path& path,
+                                              const NpzReadOptions& options = {});
 
   [[nodiscard]] int64_t size() const override;
   [[nodiscard]] Batch get(const std::vector<int64_t>& indices) const override;
   [[nodiscard]] Batch slice(int64_t begin, int64_t end) const override;
   [[nodiscard]] std::string describe() const override;
+  /// `data` and `targets`.
+  [[nodiscard]] std::vector<NamedArray> arrays() const override;
+  [[nodiscard]] std::optional<std::string> source_sha256() const override;
 
   /// All data.
   [[nodiscard]] const torch::Tensor& data() const { return data_; }
@@ -64,6 +82,7 @@ class TensorDataset final : public Dataset {
   torch::Tensor targets_;
   std::map<std::string, torch::Tensor> extras_;
   std::string name_;
+  std::optional<std::string> sha256_;
 };
 
 }  // namespace neurobench

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,25 +15,86 @@ namespace neurobench {
 /// An array read from or written to a NumPy file, with its name.
 using NamedArray = std::pair<std::string, torch::Tensor>;
 
+/// The largest array an .npz reader takes by default: 16 GiB, as the archive entry states it.
+inline constexpr std::uint64_t kDefaultMaxArrayBytes = std::uint64_t{16} << 30;
+
+/// What reading an .npz may cost.
+struct NpzReadOptions {
+  /// The largest array read, in bytes as its archive entry states them (the `.npy` header and
+  /// data); a larger one is refused before any of it is inflated. An array larger than the memory
+  /// the system has available (`MemAvailable`) is refused the same way, whatever this says.
+  std::uint64_t max_array_bytes = kDefaultMaxArrayBytes;
+
+  /// Throws UsageError when `max_array_bytes` is 0.
+  void validate() const;
+};
+
+/// A NumPy `.npz` archive (`np.savez`, `np.savez_compressed`) opened for reading arrays by name:
+/// only the arrays asked for are read, so that others cost nothing, however large or whatever
+/// their dtype.
+///
+/// Opening reads the zip container's central directory (through libzip) with its consistency
+/// check, and refuses an archive that holds two entries for one array name. read() checks the
+/// entry before inflating any of it: method stored or deflate, no encryption, sizes within the
+/// file and possible for deflate, and a size within `max_array_bytes` and the memory available;
+/// then the `.npy` header must describe exactly the entry's size, the stream must inflate to
+/// exactly that size (reading stops one byte past it), and its CRC-32 must match.
+///
+/// ```cpp
+/// neurobench::NpzArchive archive("test.npz");
+/// for (const std::string& name : archive.names()) std::cout << name << "\n";
+/// torch::Tensor data = archive.read("data");
+/// ```
+class NpzArchive {
+ public:
+  /// Opens `path`. Throws UsageError for invalid options, and InputError naming the file when
+  /// it is missing, not a zip archive, truncated or corrupt (the message says what is damaged,
+  /// and names the entry where it is known), or holds two entries for one array name (naming
+  /// both entries).
+  explicit NpzArchive(const std::filesystem::path& path, NpzReadOptions options = {});
+  ~NpzArchive();
+  NpzArchive(NpzArchive&&) noexcept;
+  NpzArchive& operator=(NpzArchive&&) noexcept;
+  NpzArchive(const NpzArchive&) = delete;
+  NpzArchive& operator=(const NpzArchive&) = delete;
+
+  /// The arrays' names, in archive order: each entry's name without its `.npy` suffix
+  /// (`np.savez(f, data=x)` gives `"data"`).
+  [[nodiscard]] const std::vector<std::string>& names() const;
+  /// True when the archive holds an array named `name`.
+  [[nodiscard]] bool contains(const std::string& name) const;
+  /// Reads the array `name`, as load_npy reads a file. Throws InputError naming the file and the
+  /// array when there is no such array (listing those there are), the entry is damaged or larger
+  /// than the limits allow, or it holds an array load_npy would reject.
+  [[nodiscard]] torch::Tensor read(const std::string& name);
+  /// The archive's path.
+  [[nodiscard]] const std::filesystem::path& path() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 /// Reads every array of a NumPy `.npz` archive, as written by `np.savez` and `np.savez_compressed`.
 ///
-/// Returns `(name, tensor)` pairs in archive order; a name is the archive entry's name without its
-/// `.npy` suffix (`np.savez(f, data=x)` gives `"data"`). Entries may be stored or deflated; ZIP64
-/// records are understood, every local header is checked against the central directory and every
-/// entry's CRC-32 is checked (the zip container is read by libzip). Each array is read as by
-/// load_npy.
+/// Returns `(name, tensor)` pairs in archive order, each read as NpzArchive::read reads it;
+/// to read only some arrays, use NpzArchive. Entries may be stored or deflated; ZIP64 records
+/// are understood, every local header is checked against the central directory and every
+/// entry's CRC-32 is checked (the zip container is read by libzip).
 ///
 /// Throws InputError naming the file, and the entry or array at fault where it is known, when the
 /// file is missing, is not a regular file (a directory, FIFO or device is refused by name before
 /// it is opened), is not a zip archive, is truncated or corrupt (bad signature, CRC-32 mismatch,
 /// sizes running past the end of the file, a local header that disagrees with the central
-/// directory), uses encryption or a compression method other than stored/deflate, or holds an
-/// array load_npy would reject.
+/// directory, an end record whose entry counts disagree), holds two entries for one name, uses
+/// encryption or a compression method other than stored/deflate, holds an array larger than
+/// `options` or the available memory allow, or holds an array load_npy would reject.
 ///
 /// ```cpp
 /// for (const auto& [name, array] : neurobench::load_npz("data/test.npz")) { /* ... */ }
 /// ```
-[[nodiscard]] std::vector<NamedArray> load_npz(const std::filesystem::path& path);
+[[nodiscard]] std::vector<NamedArray> load_npz(const std::filesystem::path& path,
+                                               NpzReadOptions options = {});
 
 /// Writes tensors to an uncompressed (stored) NumPy `.npz` archive, readable by `numpy.load`.
 ///

@@ -43,6 +43,10 @@ class NeuroBenchModel {
   [[nodiscard]] virtual std::optional<std::filesystem::path> source_file() const {
     return std::nullopt;
   }
+  /// The SHA-256 of the file the model was loaded from (64 lowercase hex digits), computed from
+  /// the bytes loaded; Benchmark::run records it in the results as `_run.model_sha256`. None by
+  /// default.
+  [[nodiscard]] virtual std::optional<std::string> source_sha256() const { return std::nullopt; }
   /// A fresh copy loaded from `source_file()` with the same options, without hooks; null
   /// when the model cannot be loaded again (StartupTime times this).
   [[nodiscard]] virtual std::unique_ptr<NeuroBenchModel> load_again() const { return nullptr; }
@@ -93,8 +97,13 @@ struct TorchScriptOptions {
 /// neuron's state changed between the first timestep and the last.
 class TorchScriptModel final : public NeuroBenchModel {
  public:
-  /// Loads `path`. Throws InputError naming the file when it is missing, not a regular file (a
-  /// directory, FIFO or device is refused by name before it is opened) or not TorchScript.
+  /// Loads `path`, reading it once: its SHA-256 is computed (source_sha256()), every entry of
+  /// the zip archive has its CRC-32 checked, the module is loaded from the bytes checked, and
+  /// every tensor it holds is checked to lie within its storage, and every storage within the
+  /// file record it was read from (LibTorch itself checks neither). Throws InputError naming
+  /// the file when it is missing, not a regular file (a directory, FIFO or device is refused by
+  /// name before it is opened) or not TorchScript, and naming the entry or the tensor
+  /// (`fc1.weight`) with the sizes found when the file is corrupt.
   explicit TorchScriptModel(const std::filesystem::path& path, TorchScriptOptions options = {});
   /// Wraps an already loaded module (used as is: not copied).
   explicit TorchScriptModel(torch::jit::Module module, TorchScriptOptions options = {},
@@ -110,6 +119,7 @@ class TorchScriptModel final : public NeuroBenchModel {
   [[nodiscard]] std::string describe() const override;
   void begin_batch() override;
   [[nodiscard]] std::optional<std::filesystem::path> source_file() const override;
+  [[nodiscard]] std::optional<std::string> source_sha256() const override;
   [[nodiscard]] std::unique_ptr<NeuroBenchModel> load_again() const override;
   /// In step-wise mode, a warning for each sign of neurons that keep no state between
   /// timesteps (naming the neurons by path and class); none otherwise.

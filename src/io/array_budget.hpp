@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// How many bytes reading one array may allocate: the reader's limit and the memory the system has
+// available, checked against the size an archive entry declares before any of it is inflated.
+// Private to the library (src/).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace neurobench::detail {
+
+/// The memory the system can give without swapping, in bytes: `MemAvailable` from
+/// /proc/meminfo, else the free physical pages (sysconf); nothing when neither is known.
+[[nodiscard]] std::optional<std::uint64_t> available_memory();
+
+/// Throws InputError prefixed with `where` when an array of `bytes` bytes is more than `limit`
+/// (the reader's max_array_bytes) or than `available` (memory the system has free, when known).
+void check_array_bytes(std::uint64_t bytes, std::uint64_t limit,
+                       std::optional<std::uint64_t> available, const std::string& where);
+
+}  // namespace neurobench::detail

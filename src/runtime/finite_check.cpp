@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "runtime/finite_check.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <torch/script.h>
+
+#include <neurobench/data/dataset.hpp>
+#include <neurobench/model/model.hpp>
+
+namespace neurobench::detail {
+namespace {
+
+std::string value_text(double value) {
+  if (std::isnan(value)) return "nan";
+  return value > 0 ? "inf" : "-inf";
+}
+
+void scan(const std::string& source, const char* kind, const std::string& name,
+          const at::Tensor& tensor, std::vector<NonFiniteValues>& out) {
+  if (std::optional<NonFiniteValues> found = find_non_finite(tensor)) {
+    found->source = source;
+    found->kind = kind;
+    found->tensor = name;
+    out.push_back(std::move(*found));
+  }
+}
+
+}  // namespace
+
+std::string NonFiniteValues::message() const {
+  std::string index;
+  for (const std::int64_t i : first_index) index += (index.empty() ? "" : ", ") + std::to_string(i);
+  return fmt::format(
+      "{}: {} '{}' holds {} non-finite value{} ({} NaN, {} infinite) of {}; the first is "
+      "{}[{}] = {}",
+      source, kind, tensor, count, count == 1 ? "" : "s", nan, count - nan, numel, tensor, index,
+      first_value);
+}
+
+Json NonFiniteValues::to_json() const {
+  return Json{
+      {"tensor", tensor}, {"kind", kind},       {"source", source},          {"count", count},
+      {"nan", nan},       {"inf", count - nan}, {"first_index", first_index}};
+}
+
+std::optional<NonFiniteValues> find_non_finite(const at::Tensor& tensor) {
+  if (!tensor.defined() || tensor.layout() != c10::kStrided || tensor.numel() == 0 ||
+      !(tensor.is_floating_point() || tensor.is_complex())) {
+    return std::nullopt;
+  }
+  c10::InferenceMode guard;
+  // A sum is finite only when every term is (NaN and Inf propagate); a finite sum is the
+  // common case and costs one pass. An infinite one may be an overflow: look closer.
+  const at::Tensor sum = tensor.sum();
+  const bool finite_sum =
+      tensor.is_complex() ? torch::isfinite(sum).item<bool>() : std::isfinite(sum.item<double>());
+  if (finite_sum) return std::nullopt;
+  const at::Tensor bad = torch::isfinite(tensor).logical_not_().flatten();
+  NonFiniteValues found;
+  found.count = bad.sum().item<std::int64_t>();
+  if (found.count == 0) return std::nullopt;  // the sum overflowed
+  found.nan = torch::isnan(tensor).sum().item<std::int64_t>();
+  found.numel = tensor.numel();
+  // argmax gives the first of equal maxima: the first non-finite value in row-major order.
+  const std::int64_t first_flat = bad.to(torch::kUInt8).argmax().item<std::int64_t>();
+  found.first_index.assign(static_cast<std::size_t>(tensor.dim()), 0);
+  std::int64_t rest = first_flat;
+  for (int64_t d = tensor.dim() - 1; d >= 0; --d) {
+    found.first_index[static_cast<std::size_t>(d)] = rest % tensor.size(d);
+    rest /= tensor.size(d);
+  }
+  const at::Tensor first = tensor.flatten()[first_flat];
+  found.first_value = tensor.is_complex()
+                          ? std::string(torch::isnan(first).item<bool>() ? "nan" : "inf")
+                          : value_text(first.item<double>());
+  return found;
+}
+
+std::vector<NonFiniteValues> find_non_finite_inputs(const NeuroBenchModel& model,
+                                                    const Dataset& dataset) {
+  std::vector<NonFiniteValues> out;
+  for (const auto& [name, array] : dataset.arrays()) {
+    scan(dataset.describe(), "array", name, array, out);
+  }
+  const std::string source = model.describe();
+  for (const auto& p : model.parameters()) scan(source, "parameter", p.name, p.value, out);
+  for (const auto& b : model.buffers()) scan(source, "buffer", b.name, b.value, out);
+  return out;
+}
+
+}  // namespace neurobench::detail
