@@ -309,7 +309,7 @@ TEST_CASE("NaN in the data is a warning recorded in _run; with --strict, exit 2 
   CHECK_FALSE(std::filesystem::exists(json));
 }
 
-TEST_CASE("--strict makes any warning of the run an error: exit 2 and no results file",
+TEST_CASE("Flag --strict makes any warning of the run an error: exit 2 and no results file",
           "[cli][integrity]") {
   // The regressor has no activation layer: ActivationSparsity warns.
   neurobench::test::TempDir dir;
@@ -330,7 +330,7 @@ TEST_CASE("--strict makes any warning of the run an error: exit 2 and no results
   CHECK_FALSE(std::filesystem::exists(json));
 }
 
-TEST_CASE("--max-array-bytes refuses a larger data array before reading it", "[cli][integrity]") {
+TEST_CASE("Flag --max-array-bytes refuses a larger data array before reading it", "[cli][integrity]") {
   neurobench::test::TempDir dir;
   const auto json = dir / "out.json";
   const auto r = run_cli(regressor_args(fixture("core/regressor.npz")) +
