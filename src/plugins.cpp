@@ -17,6 +17,7 @@
 #include <neurobench/metrics/metric.hpp>
 #include <neurobench/processors/processors.hpp>
 
+#include "io/input_file.hpp"
 #include "registry_source.hpp"
 
 namespace neurobench {
@@ -44,6 +45,12 @@ Loaded& loaded() {
 }  // namespace
 
 LoadedPlugin load_plugin(const std::filesystem::path& path) {
+  // dlopen() opens the file for reading: a FIFO would block it until a writer came.
+  try {
+    detail::check_regular_input(path, "plugin library");
+  } catch (const InputError& e) {
+    throw UsageError(e.what());
+  }
   std::error_code ec;
   const std::filesystem::path canonical = std::filesystem::canonical(path, ec);
   if (ec) throw UsageError(fmt::format("plugin {}: {}", path.string(), ec.message()));

@@ -17,7 +17,8 @@ struct LoadedPlugin {
 /// `NEUROBENCH_REGISTER_PROCESSOR` lines register metrics and processors; they are then
 /// found by name like the built-ins, and `neurobench list` shows the library as their source.
 /// Loading the same library again does nothing. The library stays loaded until the process
-/// ends. Throws UsageError naming the library when it cannot be loaded (with the dynamic
+/// ends. Throws UsageError naming the library when it is not a regular file (a FIFO, a
+/// directory or a device is refused before it is opened), cannot be loaded (with the dynamic
 /// loader's reason), registers nothing, or registers a name that is already taken.
 LoadedPlugin load_plugin(const std::filesystem::path& path);
 

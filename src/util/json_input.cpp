@@ -3,9 +3,8 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <iterator>
 #include <memory>
-#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -77,7 +76,7 @@ namespace {
 // Builds the Json value from nlohmann's SAX events. nlohmann's own builder inserts each key of
 // an ordered_json object with a search of the keys before it, which makes an object of n keys
 // cost n^2/2 string comparisons (64,000 metrics: seconds); here a key is appended, and a key
-// given twice is found with a hash map once an object has more than a few keys.
+// given twice is found (and refused) with a hash map once an object has more than a few keys.
 class Builder {
  public:
   using number_integer_t = Json::number_integer_t;
@@ -102,9 +101,13 @@ class Builder {
   bool end_array() { return close(); }
 
   bool key(string_t& name) {
-    // A key given twice keeps its first place and takes the last value, as nlohmann's own
-    // parser (and Python's json) do.
-    repeated_ = find_key(frames_.back(), name);
+    // nlohmann's parser and Python's json let the last of two values win without a word: in a
+    // config that silently drops a setting the user wrote, so a repeated key is refused.
+    if (find_key(frames_.back(), name)) {
+      throw InputError(fmt::format(
+          "{}: the key \"{}\" is given twice in {}; each key may appear once in an object",
+          source_, printable(name, 60), object_path()));
+    }
     key_ = std::move(name);
     return true;
   }
@@ -131,15 +134,16 @@ class Builder {
  private:
   struct Frame {
     Json* container;
-    // Key -> place, made once the object has grown past kLinearKeys.
-    std::unique_ptr<std::unordered_map<std::string, std::size_t>> keys;
+    std::string name;  // how its parent holds it: "\"key\"" or "[index]"; empty at the root
+    // Its keys, made once the object has grown past kLinearKeys.
+    std::unique_ptr<std::unordered_set<std::string>> keys;
   };
 
   static constexpr std::size_t kLinearKeys = 16;
-  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 
-  // Places `value` in the open container (or as the document) and returns where it is.
-  Json* place(Json value) {
+  // Places `value` in the open container (or as the document) and returns where it is; `name`
+  // is set to how the container holds it.
+  Json* place(Json value, std::string* name = nullptr) {
     if (frames_.empty()) {
       root_ = std::move(value);
       return &root_;
@@ -147,15 +151,12 @@ class Builder {
     Json& parent = *frames_.back().container;
     if (parent.is_array()) {
       auto& array = parent.get_ref<Json::array_t&>();
+      if (name != nullptr) *name = fmt::format("[{}]", array.size());
       array.push_back(std::move(value));
       return &array.back();
     }
     auto& object = parent.get_ref<Json::object_t&>();
-    if (repeated_ != kNone) {
-      Json& slot = std::next(object.begin(), static_cast<std::ptrdiff_t>(repeated_))->second;
-      slot = std::move(value);
-      return &slot;
-    }
+    if (name != nullptr) *name = fmt::format("\"{}\"", printable(key_, 60));
     object.emplace_back(std::move(key_), std::move(value));  // the vector's: no key search
     return &object.back().second;
   }
@@ -166,9 +167,21 @@ class Builder {
   }
 
   bool open(Json container) {
-    Json* where = place(std::move(container));
-    frames_.push_back(Frame{where, nullptr});
+    std::string name;
+    Json* where = place(std::move(container), &name);
+    frames_.push_back(Frame{where, std::move(name), nullptr});
     return true;
+  }
+
+  // The open object, for messages: "the top-level object" or "the object at "a" > [2]".
+  [[nodiscard]] std::string object_path() const {
+    if (frames_.size() <= 1) return "the top-level object";
+    std::string path;
+    for (std::size_t i = 1; i < frames_.size(); ++i) {
+      if (i > 1) path += " > ";
+      path += frames_[i].name;
+    }
+    return "the object at " + path;
   }
 
   bool close() {
@@ -176,22 +189,18 @@ class Builder {
     return true;
   }
 
-  // The place of `name` among the keys of the frame's object so far, or kNone (then it is
-  // recorded as the next one).
-  static std::size_t find_key(Frame& frame, const std::string& name) {
+  // Whether the frame's object has `name` among its keys so far (if not, it is recorded).
+  static bool find_key(Frame& frame, const std::string& name) {
     const auto& object = frame.container->get_ref<const Json::object_t&>();
     if (!frame.keys) {
       if (object.size() < kLinearKeys) {
-        const auto it = std::find_if(object.begin(), object.end(),
-                                     [&](const auto& entry) { return entry.first == name; });
-        return it == object.end() ? kNone : static_cast<std::size_t>(it - object.begin());
+        return std::any_of(object.begin(), object.end(),
+                           [&](const auto& entry) { return entry.first == name; });
       }
-      frame.keys = std::make_unique<std::unordered_map<std::string, std::size_t>>();
-      std::size_t place = 0;
-      for (const auto& entry : object) frame.keys->emplace(entry.first, place++);
+      frame.keys = std::make_unique<std::unordered_set<std::string>>();
+      for (const auto& entry : object) frame.keys->insert(entry.first);
     }
-    const auto [it, added] = frame.keys->try_emplace(name, object.size());
-    return added ? kNone : it->second;
+    return !frame.keys->insert(name).second;
   }
 
   std::string_view text_;
@@ -199,7 +208,6 @@ class Builder {
   Json root_;
   std::vector<Frame> frames_;
   std::string key_;
-  std::size_t repeated_ = kNone;  // the place of key_ when the object has it already
 };
 
 }  // namespace

@@ -35,9 +35,9 @@ struct TextPosition {
 /// Parses the JSON text of the user's file `source` (named in every message). Before the
 /// parser runs, nesting deeper than kMaxJsonDepth is refused with its line and column; then
 /// a syntax error or a number beyond the range of a double (`1e400`) is an InputError naming
-/// `source`, the place and the fault. Objects keep their keys in the file's order (a key given
-/// twice keeps its first place and its last value, as nlohmann::ordered_json::parse does),
-/// read in time linear in the size of the text. `comments` allows `//` and `/* */` comments
+/// `source`, the place and the fault; so is a key given twice in one object (named with the
+/// object's path). Objects keep their keys in the file's order, read in time linear in the
+/// size of the text. `comments` allows `//` and `/* */` comments
 /// (configs).
 [[nodiscard]] Json parse_user_json(std::string_view text, const std::string& source,
                                    bool comments = false);

@@ -14,8 +14,10 @@ using neurobench::test::run_cli;
 namespace {
 void write(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
 
-std::string classifier_config(const std::string& extra = "") {
-  return R"({
+// The classifier's config, with the keys of the JSON object `overrides` replacing or added to
+// its own (a key may appear only once in a config).
+std::string classifier_config(const std::string& overrides = "{}") {
+  auto config = nlohmann::ordered_json::parse(R"({
     "_comment": "keys starting with _ are ignored",
     "model": ")" + fixture("core/classifier.pt").string() + R"(",
     "data": ")" + fixture("core/classifier.npz").string() + R"(",
@@ -23,7 +25,10 @@ std::string classifier_config(const std::string& extra = "") {
     "static": ["Footprint"],
     "workload": ["ClassificationAccuracy"],
     "quiet": true,
-    "outputs": {"json": "results.json"})" + extra + "\n}";
+    "outputs": {"json": "results.json"}
+  })");
+  config.update(nlohmann::ordered_json::parse(overrides));
+  return config.dump(2);
 }
 }  // namespace
 
@@ -58,17 +63,19 @@ TEST_CASE("config errors name the file and the key and exit 2", "[cli][config]")
     std::string says;
   };
   const std::vector<Case> cases = {
-      {classifier_config(R"(, "batchsize": 3)"), "'batchsize'"},
-      {classifier_config(R"(, "batch_size": "4")"),
+      {classifier_config(R"({"batchsize": 3})"), "'batchsize'"},
+      {classifier_config(R"({"batch_size": "4"})"),
        "'batch_size': \"4\" is not an integer; expected an integer from 1 to 2147483647"},
-      {classifier_config(R"(, "stepwise": 1)"), "'stepwise' must be true or false"},
-      {classifier_config(R"(, "threads": 4294967297)"), "'threads': 4294967297 is out of range"},
-      {classifier_config(R"(, "warmup": 1e12)"), "'warmup': 1000000000000.0 is out of range"},
-      {classifier_config(R"(, "workload": "MSE")"), "'workload' must be a list of names"},
+      {classifier_config(R"({"stepwise": 1})"), "'stepwise' must be true or false"},
+      {classifier_config(R"({"threads": 4294967297})"), "'threads': 4294967297 is out of range"},
+      {classifier_config(R"({"warmup": 1e12})"), "'warmup': 1000000000000.0 is out of range"},
+      {classifier_config(R"({"workload": "MSE"})"), "'workload' must be a list of names"},
       {R"({"model": "m.pt", "outputs": {"xml": "a.xml"}})", "'outputs.xml'"},
       {R"({"data": "d.npz"})", "--model is required"},
       {"[1, 2]", "must be a JSON object"},
       {"{not json", "not valid JSON"},
+      {R"({"model": "m.pt", "warmup": 1, "warmup": 5})",
+       "the key \"warmup\" is given twice in the top-level object"},
   };
   for (const auto& c : cases) {
     write(dir / "bad.json", c.text);
@@ -86,7 +93,7 @@ TEST_CASE("config errors name the file and the key and exit 2", "[cli][config]")
 TEST_CASE("a config's metric may be an object with a name", "[cli][config]") {
   neurobench::test::TempDir dir;
   write(dir / "bench.json",
-        classifier_config(R"(, "workload": [{"name": "ClassificationAccuracy"}, "MSE"])"));
+        classifier_config(R"({"workload": [{"name": "ClassificationAccuracy"}, "MSE"]})"));
   const auto r = run_cli("run " + q(dir / "bench.json"));
   INFO(r.err);
   REQUIRE(r.status == 0);
@@ -105,7 +112,7 @@ TEST_CASE("a metric's options reach the metric set; options it does not take exi
   CHECK(flag.status == 2);
   CHECK_THAT(flag.err, Catch::Contains("Footprint"));
   write(dir / "bench.json",
-        classifier_config(R"(, "static": [{"name": "Footprint", "options": {"bits": 8}}])"));
+        classifier_config(R"({"static": [{"name": "Footprint", "options": {"bits": 8}}]})"));
   const auto config = run_cli("run " + q(dir / "bench.json"));
   INFO(config.err);
   CHECK(config.status == 2);
@@ -138,7 +145,7 @@ TEST_CASE("a badly formed metric on the command line exits 2 naming the flag and
 TEST_CASE("a config's metric in the command line's form is refused with the config's form",
           "[cli][config]") {
   neurobench::test::TempDir dir;
-  write(dir / "bench.json", classifier_config(R"(, "metrics": ["Latency:runs=5"])"));
+  write(dir / "bench.json", classifier_config(R"({"metrics": ["Latency:runs=5"]})"));
   const auto r = run_cli("run " + q(dir / "bench.json"));
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Catch::Contains("bench.json") &&

@@ -21,6 +21,7 @@
 #include <neurobench/io/npy.hpp>
 #include <neurobench/io/npz.hpp>
 #include <neurobench/model/model.hpp>
+#include <neurobench/plugins.hpp>
 #include <neurobench/reporters/run_results.hpp>
 
 #include "fifo_support.hpp"
@@ -88,6 +89,31 @@ TEST_CASE("every file input refuses a directory and a character device by name",
     REQUIRE_THROWS_WITH(r.read("/dev/zero"), std::string("/dev/zero: the ") + r.what +
                                                  " is a character device, not a regular file");
   }
+}
+
+TEST_CASE("load_plugin refuses a FIFO, a directory and a device before dlopen() opens them",
+          "[io][input][plugin]") {
+  const TempDir dir;
+  const fs::path fifo = dir / "metrics.so";
+  neurobench::test::make_fifo(fifo);
+  {
+    const neurobench::test::FifoUnblocker unblock(fifo, 5.0);
+    REQUIRE_THROWS_AS(neurobench::load_plugin(fifo), neurobench::UsageError);
+    REQUIRE_THROWS_WITH(neurobench::load_plugin(fifo),
+                        fifo.string() + ": the plugin library is a FIFO (named pipe), not a "
+                                        "regular file");
+  }
+  REQUIRE_THROWS_WITH(neurobench::load_plugin(dir.path()),
+                      dir.path().string() + ": the plugin library is a directory, not a regular "
+                                            "file");
+  REQUIRE_THROWS_WITH(neurobench::load_plugin("/dev/zero"),
+                      "/dev/zero: the plugin library is a character device, not a regular file");
+  REQUIRE_THROWS_WITH(neurobench::load_plugin(dir / "none.so"),
+                      (dir / "none.so").string() + ": no such plugin library");
+  // A regular file that is not a library: the dynamic loader's reason, with the name.
+  std::ofstream(dir / "text.so") << "not a library";
+  REQUIRE_THROWS_WITH(neurobench::load_plugin(dir / "text.so"),
+                      Catch::StartsWith("cannot load plugin " + (dir / "text.so").string()));
 }
 
 TEST_CASE("a missing input and a dangling symbolic link say there is no such file", "[io][input]") {

@@ -58,6 +58,13 @@ inline const ComparisonRow& row(const std::vector<ComparisonRow>& rows, const st
   return rows.front();
 }
 
+/// The row of `key` in a comparison that is a temporary, as a copy: `const auto& r =
+/// row(compare(a, b), key)` would otherwise keep a reference into a vector already destroyed
+/// (the asan preset found two such tests).
+inline ComparisonRow row(std::vector<ComparisonRow>&& rows, const std::string& key) {
+  return row(static_cast<const std::vector<ComparisonRow>&>(rows), key);
+}
+
 /// The three fixture runs of tests/fixtures/report, loaded from their paths.
 inline std::vector<RunResults> fixture_runs() {
   return load_run_results({fixture("report/cnn_relu.json"), fixture("report/snn_lif.json"),
