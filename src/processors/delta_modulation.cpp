@@ -36,15 +36,11 @@ void modulate(const T* x, float* y, int64_t outer, int64_t steps, int64_t inner,
       for (int64_t i = 0; i < inner; ++i) {
         T& l = level[static_cast<std::size_t>(i)];
         const T d = xt[i] - l;
-        if (d > thr) {
-          yt[i] = 1.0F;
-          l = l + thr;
-        } else if (d < -thr) {
-          yt[i] = -1.0F;
-          l = l - thr;
-        } else {
-          yt[i] = 0.0F;
-        }
+        // Branch-free, so that the loop over `inner` vectorises: e is +1, -1 or 0, e * thr is
+        // exact, and l + e * thr is l + thr, l - thr or l.
+        const T e = static_cast<T>(d > thr) - static_cast<T>(d < -thr);
+        yt[i] = static_cast<float>(e);
+        l = l + e * thr;
       }
     }
   }
