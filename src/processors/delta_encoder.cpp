@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <neurobench/errors.hpp>
+#include <neurobench/registry.hpp>
 
 #include "processors/encoder_input.hpp"
 
@@ -13,6 +14,13 @@ namespace neurobench::processors {
 
 namespace {
 constexpr const char* kWho = "DeltaEncoder";
+
+DeltaEncoderOptions from_json(const Json& options) {
+  // Complete already when the registry made them; direct callers get defaults and checks.
+  const Json o = detail::complete_options(DeltaEncoder::describe(), options, "pre-processor");
+  return DeltaEncoderOptions{o.at("threshold").get<double>(), o.at("off_spikes").get<bool>()};
+}
+
 }  // namespace
 
 void DeltaEncoderOptions::validate() const {
@@ -26,12 +34,11 @@ DeltaEncoder::DeltaEncoder() : DeltaEncoder(DeltaEncoderOptions{}) {}
 
 DeltaEncoder::DeltaEncoder(DeltaEncoderOptions options) : options_(options) { options_.validate(); }
 
-DeltaEncoder::DeltaEncoder(const Json& options)
-    : DeltaEncoder(DeltaEncoderOptions{options.at("threshold").get<double>(),
-                                       options.at("off_spikes").get<bool>()}) {}
+DeltaEncoder::DeltaEncoder(const Json& options) : DeltaEncoder(from_json(options)) {}
 
 PluginDescription DeltaEncoder::describe() {
   PluginDescription d;
+  d.name = kWho;
   d.description =
       "delta modulation along the timesteps (Speech2Spikes): (batch, timesteps, features...) -> "
       "events in {-1, 0, 1}, same shape";

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <neurobench/errors.hpp>
+#include <neurobench/registry.hpp>
 
 #include "processors/encoder_input.hpp"
 #include "util/text.hpp"
@@ -20,7 +21,9 @@ namespace {
 
 constexpr const char* kWho = "LatencyEncoder";
 
-LatencyEncoderOptions from_json(const Json& o) {
+LatencyEncoderOptions from_json(const Json& options) {
+  // Complete already when the registry made them; direct callers get defaults and checks.
+  const Json o = detail::complete_options(LatencyEncoder::describe(), options, "pre-processor");
   LatencyEncoderOptions r;
   r.num_steps = detail::integer_option(o, "num_steps", kWho);
   r.threshold = o.at("threshold").get<double>();
@@ -86,6 +89,7 @@ LatencyEncoder::LatencyEncoder(const Json& options) : LatencyEncoder(from_json(o
 
 PluginDescription LatencyEncoder::describe() {
   PluginDescription d;
+  d.name = kWho;
   d.description =
       "latency coding, snnTorch's spikegen.latency: data in [0, 1] (batch, features...) -> one "
       "spike per value (batch, num_steps, features...), larger values earlier";

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <neurobench/errors.hpp>
+#include <neurobench/registry.hpp>
 
 #include "processors/encoder_input.hpp"
 #include "util/text.hpp"
@@ -19,7 +20,9 @@ namespace {
 
 constexpr const char* kWho = "RateEncoder";
 
-RateEncoderOptions from_json(const Json& o) {
+RateEncoderOptions from_json(const Json& options) {
+  // Complete already when the registry made them; direct callers get defaults and checks.
+  const Json o = detail::complete_options(RateEncoder::describe(), options, "pre-processor");
   RateEncoderOptions r;
   r.num_steps = detail::integer_option(o, "num_steps", kWho);
   r.seed = detail::seed_option(o, "seed", kWho);
@@ -50,6 +53,7 @@ RateEncoder::RateEncoder(const Json& options) : RateEncoder(from_json(options)) 
 
 PluginDescription RateEncoder::describe() {
   PluginDescription d;
+  d.name = kWho;
   d.description =
       "rate coding, snnTorch's spikegen.rate: (batch, features...) -> Bernoulli spikes "
       "(batch, num_steps, features...), probability clamp(data * gain + offset, 0, 1)";

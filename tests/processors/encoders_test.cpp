@@ -292,6 +292,13 @@ TEST_CASE("the encoders are registered with their options, defaults and required
                       Catch::Contains("'num_steps' must be an integer"));
   REQUIRE_THROWS_WITH(make("DeltaEncoder", Json{{"off_spike", false}}),
                       Catch::Contains("no option 'off_spike'") && Catch::Contains("off_spikes"));
+  // The classes' JSON constructors check and complete options as the registry does.
+  const DeltaEncoder partial(Json{{"threshold", 0.5}});
+  REQUIRE(partial.options().threshold == 0.5);
+  REQUIRE(partial.options().off_spikes);
+  REQUIRE_THROWS_WITH(RateEncoder(Json::object()), Catch::Contains("needs option 'num_steps'"));
+  REQUIRE_THROWS_WITH(LatencyEncoder(Json{{"num_steps", 4}, {"tua", 1}}),
+                      Catch::Contains("LatencyEncoder' has no option 'tua'"));
   // Whole numbers written as floats are integers.
   auto rate = make("RateEncoder", Json{{"num_steps", 3.0}, {"seed", 2.0}});
   REQUIRE(apply(*rate, torch::rand({2, 2})).size(1) == 3);

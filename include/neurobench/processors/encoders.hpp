@@ -57,7 +57,8 @@ class DeltaEncoder final : public PreProcessor {
   DeltaEncoder();
   /// Throws UsageError for invalid options.
   explicit DeltaEncoder(DeltaEncoderOptions options);
-  /// From registry options (`threshold`, `off_spikes`); throws UsageError for invalid ones.
+  /// From options as the registry takes them (`threshold`, `off_spikes`; missing ones take
+  /// their defaults); throws UsageError for unknown, mistyped or invalid ones.
   explicit DeltaEncoder(const Json& options);
   /// The name, one line and options that `neurobench list` shows.
   [[nodiscard]] static PluginDescription describe();
@@ -98,7 +99,8 @@ class RateEncoder final : public PreProcessor {
  public:
   /// Throws UsageError for invalid options (num_steps is required).
   explicit RateEncoder(RateEncoderOptions options);
-  /// From registry options; throws UsageError for invalid ones.
+  /// From options as the registry takes them (missing ones take their defaults); throws
+  /// UsageError for unknown, mistyped, missing required or invalid ones.
   explicit RateEncoder(const Json& options);
   RateEncoder(const RateEncoder&) = delete;             ///< Not copied: the generator is state.
   RateEncoder& operator=(const RateEncoder&) = delete;  ///< Not copied: the generator is state.
@@ -147,7 +149,8 @@ class LatencyEncoder final : public PreProcessor {
  public:
   /// Throws UsageError for invalid options (num_steps is required).
   explicit LatencyEncoder(LatencyEncoderOptions options);
-  /// From registry options; throws UsageError for invalid ones.
+  /// From options as the registry takes them (missing ones take their defaults); throws
+  /// UsageError for unknown, mistyped, missing required or invalid ones.
   explicit LatencyEncoder(const Json& options);
   /// The name, one line and options that `neurobench list` shows.
   [[nodiscard]] static PluginDescription describe();
