@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <neurobench/errors.hpp>
+#include <neurobench/processors/encoders.hpp>
 
 #include <typeinfo>
 
@@ -96,10 +97,25 @@ void add_builtin(Registry<Base>& registry, const char* description) {
   registry.add(std::move(d), &detail::make_plugin<T, Base>);
 }
 
+// A built-in with options: its description comes from T::describe().
+template <class T, class Base>
+void add_builtin(Registry<Base>& registry, PluginDescription d) {
+  d.name = detail::short_type_name(typeid(T).name());
+  d.source = "built-in";
+  registry.add(std::move(d), &detail::make_plugin<T, Base>);
+}
+
 }  // namespace
 
 Registry<PreProcessor>& pre_processors() {
-  static Registry<PreProcessor> registry("pre-processor");
+  static Registry<PreProcessor> registry = [] {
+    using namespace processors;  // NOLINT(google-build-using-namespace)
+    Registry<PreProcessor> r("pre-processor");
+    add_builtin<DeltaEncoder>(r, DeltaEncoder::describe());
+    add_builtin<RateEncoder>(r, RateEncoder::describe());
+    add_builtin<LatencyEncoder>(r, LatencyEncoder::describe());
+    return r;
+  }();
   detail::check_registration_errors();
   return registry;
 }
