@@ -2,6 +2,11 @@
 // Umbrella header: every public header of neurobench-cpp.
 #pragma once
 
+#include <neurobench/audio/delta.hpp>
+#include <neurobench/audio/mel.hpp>
+#include <neurobench/audio/mfcc.hpp>
+#include <neurobench/audio/resample.hpp>
+#include <neurobench/audio/spectrogram.hpp>
 #include <neurobench/benchmark.hpp>
 #include <neurobench/config.hpp>
 #include <neurobench/data/dataloader.hpp>
