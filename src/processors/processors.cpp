@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <neurobench/errors.hpp>
+#include <neurobench/processors/audio.hpp>
 
 #include <typeinfo>
 
@@ -96,10 +97,25 @@ void add_builtin(Registry<Base>& registry, const char* description) {
   registry.add(std::move(d), &detail::make_plugin<T, Base>);
 }
 
+// A built-in that describes itself (name, one line, options) with a static describe().
+template <class T, class Base>
+void add_described(Registry<Base>& registry) {
+  PluginDescription d = T::describe();
+  d.source = "built-in";
+  registry.add(std::move(d), &detail::make_plugin<T, Base>);
+}
+
 }  // namespace
 
 Registry<PreProcessor>& pre_processors() {
-  static Registry<PreProcessor> registry("pre-processor");
+  static Registry<PreProcessor> registry = [] {
+    using namespace processors;  // NOLINT(google-build-using-namespace)
+    Registry<PreProcessor> r("pre-processor");
+    add_described<S2SPreProcessor>(r);
+    add_described<MFCCPreProcessor>(r);
+    add_described<Resample>(r);
+    return r;
+  }();
   detail::check_registration_errors();
   return registry;
 }
