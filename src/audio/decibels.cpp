@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "audio/checks.hpp"
+#include "audio/in_place.hpp"
 
 namespace neurobench::audio {
 
@@ -23,24 +24,36 @@ void AmplitudeToDbOptions::validate(std::string_view context) const {
   }
 }
 
-torch::Tensor amplitude_to_db(const torch::Tensor& x, const AmplitudeToDbOptions& options) {
-  options.validate();
-  const torch::Tensor in = detail::float32_signal(x, "amplitude_to_db");
-  torch::Tensor x_db = torch::log10(torch::clamp(in, options.amin)) * options.multiplier;
-  x_db = x_db - options.multiplier * options.db_multiplier;
-  if (!options.top_db || x_db.numel() == 0) return x_db;
+namespace detail {
+
+torch::Tensor amplitude_to_db_in_place(torch::Tensor x, const AmplitudeToDbOptions& options) {
+  // torchaudio: multiplier * log10(clamp(x, min=amin)) - multiplier * db_multiplier, the same
+  // element operations, here in place (the whole spectrogram again for each temporary costs
+  // more than the arithmetic).
+  x.clamp_min_(options.amin).log10_().mul_(options.multiplier);
+  x.sub_(options.multiplier * options.db_multiplier);
+  if (!options.top_db || x.numel() == 0) return x;
   // torchaudio packs to (-1, shape[-3], shape[-2], shape[-1]) (shape[-3] taken as 1 below three
   // dimensions) and takes the maximum of each packed item: the last three dimensions. Done the
   // same way here (a view where torchaudio has one), so that the memory layout, and with it the
   // summation order of the DCT's matmul after, stays torchaudio's.
-  const auto shape = x_db.sizes();
-  const int64_t d = x_db.dim();
+  const std::vector<int64_t> shape = x.sizes().vec();
+  const int64_t d = x.dim();
   const int64_t channels = d > 2 ? shape[d - 3] : 1;
   const int64_t rows = d >= 2 ? shape[d - 2] : 1;
-  const torch::Tensor packed = x_db.reshape({-1, channels, rows, shape[d - 1]});
+  torch::Tensor packed = x.reshape({-1, channels, rows, shape[d - 1]});
   const torch::Tensor floor =
       (packed.amax(std::vector<int64_t>{-3, -2, -1}) - *options.top_db).view({-1, 1, 1, 1});
-  return torch::max(packed, floor).reshape(shape);
+  at::maximum_out(packed, packed, floor);
+  return packed.reshape(shape);
+}
+
+}  // namespace detail
+
+torch::Tensor amplitude_to_db(const torch::Tensor& x, const AmplitudeToDbOptions& options) {
+  options.validate();
+  const torch::Tensor in = detail::float32_signal(x, "amplitude_to_db");
+  return detail::amplitude_to_db_in_place(in.clone(), options);
 }
 
 }  // namespace neurobench::audio

@@ -4,6 +4,7 @@
 #include <neurobench/audio/delta.hpp>
 
 #include <cmath>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -16,19 +17,23 @@ namespace neurobench::audio {
 
 namespace {
 
-// x: (series, steps) contiguous; out: the same shape.
+// x and out: (outer, steps, inner) contiguous; the series run along `steps`, all `inner` of them
+// side by side (the innermost loop walks memory in order).
 template <class T>
-void modulate(const T* x, T* out, int64_t series, int64_t steps, T threshold) {
-  for (int64_t s = 0; s < series; ++s) {
-    const T* in = x + s * steps;
-    T* ev = out + s * steps;
+void modulate(const T* x, T* out, int64_t outer, int64_t steps, int64_t inner, T threshold) {
+  std::vector<T> level(static_cast<std::size_t>(inner));
+  for (int64_t o = 0; o < outer; ++o) {
+    const T* in = x + o * steps * inner;
+    T* ev = out + o * steps * inner;
     // torch.round: half to even, which std::nearbyint gives in the default rounding mode.
-    T level = std::nearbyint(in[0]);
+    for (int64_t i = 0; i < inner; ++i) level[i] = std::nearbyint(in[i]);
     for (int64_t t = 0; t < steps; ++t) {
-      const T d = in[t] - level;
-      const T e = d > threshold ? T(1) : (d < -threshold ? T(-1) : T(0));
-      level += e * threshold;
-      ev[t] = e;
+      for (int64_t i = 0; i < inner; ++i) {
+        const T d = in[t * inner + i] - level[i];
+        const T e = d > threshold ? T(1) : (d < -threshold ? T(-1) : T(0));
+        level[i] += e * threshold;
+        ev[t * inner + i] = e;
+      }
     }
   }
 }
@@ -50,23 +55,25 @@ torch::Tensor delta_modulate(const torch::Tensor& x, double threshold, int64_t d
     throw InputError(fmt::format("delta_modulate: dim {} is out of range for shape {}", dim,
                                  neurobench::detail::shape_string(x)));
   }
+  if (dim < 0) dim += x.dim();
   const torch::ScalarType dtype =
       x.scalar_type() == torch::kDouble ? torch::kDouble : torch::kFloat;
-  // The series along `dim` as contiguous rows, computed, and moved back into place.
-  const torch::Tensor rows = x.to(dtype).movedim(dim, -1).contiguous();
-  torch::Tensor events = torch::empty_like(rows);
-  const int64_t steps = rows.size(-1);
-  if (rows.numel() > 0) {
-    const int64_t series = rows.numel() / steps;
+  const torch::Tensor in = x.to(dtype).contiguous();
+  torch::Tensor events = torch::empty(in.sizes(), in.options());
+  if (in.numel() > 0) {
+    int64_t outer = 1;
+    int64_t inner = 1;
+    for (int64_t i = 0; i < dim; ++i) outer *= in.size(i);
+    for (int64_t i = dim + 1; i < in.dim(); ++i) inner *= in.size(i);
     if (dtype == torch::kDouble) {
-      modulate<double>(rows.data_ptr<double>(), events.data_ptr<double>(), series, steps,
-                       threshold);
+      modulate<double>(in.data_ptr<double>(), events.data_ptr<double>(), outer, in.size(dim),
+                       inner, threshold);
     } else {
-      modulate<float>(rows.data_ptr<float>(), events.data_ptr<float>(), series, steps,
+      modulate<float>(in.data_ptr<float>(), events.data_ptr<float>(), outer, in.size(dim), inner,
                       static_cast<float>(threshold));
     }
   }
-  return events.movedim(-1, dim).to(x.scalar_type());
+  return events.to(x.scalar_type());
 }
 
 }  // namespace neurobench::audio

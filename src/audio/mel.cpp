@@ -4,13 +4,16 @@
 // spectrogram of torchaudio.transforms.MelSpectrogram. Formula: docs/audio.md.
 #include <neurobench/audio/mel.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include <neurobench/errors.hpp>
 
 #include "audio/checks.hpp"
+#include "audio/spectrogram_rows.hpp"
 
 namespace neurobench::audio {
 
@@ -116,9 +119,24 @@ MelSpectrogram::MelSpectrogram(MelSpectrogramOptions options)
       filter_bank_(mel_filter_bank(options_.spectrogram.n_freqs(), options_.mel)) {}
 
 torch::Tensor MelSpectrogram::operator()(const torch::Tensor& waveform) const {
-  const torch::Tensor spec = spectrogram_(waveform);
-  // torchaudio's MelScale: (..., time, freq) @ (freq, n_mels), back to (..., n_mels, time).
-  return torch::matmul(spec.transpose(-1, -2), filter_bank_).transpose(-1, -2);
+  const SpectrogramOptions& so = options_.spectrogram;
+  const detail::SignalRows in = detail::signal_rows(so, waveform, "mel spectrogram");
+  const int64_t n_mels = options_.mel.n_mels;
+  // torchaudio's MelScale: (..., time, freq) @ (freq, n_mels), back to (..., n_mels, time); done
+  // a few signals at a time (see spectrogram_rows.hpp) into (signals, frames, n_mels).
+  const torch::Tensor out = torch::empty({in.signals, in.frames, n_mels}, torch::kFloat);
+  const int64_t step = detail::rows_per_chunk(so.n_freqs() * in.frames);
+  for (int64_t s = 0; s < in.signals; s += step) {
+    const int64_t k = std::min(step, in.signals - s);
+    const torch::Tensor spec =
+        detail::spectrogram_of_rows(so, spectrogram_.window(), in.rows.narrow(0, s, k));
+    torch::Tensor slice = out.narrow(0, s, k);
+    at::matmul_out(slice, spec.transpose(-1, -2), filter_bank_);
+  }
+  std::vector<int64_t> shape = in.leading;
+  shape.push_back(n_mels);
+  shape.push_back(in.frames);
+  return out.transpose(1, 2).reshape(shape);
 }
 
 torch::Tensor mel_spectrogram(const torch::Tensor& waveform, const MelSpectrogramOptions& options) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "audio/checks.hpp"
+#include "audio/in_place.hpp"
 
 namespace neurobench::audio {
 
@@ -39,11 +40,12 @@ Mfcc::Mfcc(MfccOptions options)
       dct_(dct_matrix(options_.n_mfcc, options_.mel.mel.n_mels, options_.norm)) {}
 
 torch::Tensor Mfcc::operator()(const torch::Tensor& waveform) const {
+  // The mel spectrogram is ours: log or decibels in place.
   torch::Tensor mel = mel_(waveform);
   if (options_.log_mels) {
-    mel = torch::log(mel + 1e-6);
+    mel.add_(1e-6).log_();
   } else {
-    mel = amplitude_to_db(mel, mfcc_decibels());
+    mel = detail::amplitude_to_db_in_place(mel, mfcc_decibels());
   }
   // (..., time, n_mels) @ (n_mels, n_mfcc), back to (..., n_mfcc, time).
   return torch::matmul(mel.transpose(-1, -2), dct_).transpose(-1, -2);

@@ -4,6 +4,7 @@
 // the kernel, and the strided conv1d that applies it, agree with torchaudio's.
 #include <neurobench/audio/resample.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <vector>
@@ -13,6 +14,7 @@
 #include <neurobench/errors.hpp>
 
 #include "audio/checks.hpp"
+#include "audio/spectrogram_rows.hpp"
 
 namespace neurobench::audio {
 
@@ -131,13 +133,25 @@ torch::Tensor Resampler::operator()(const torch::Tensor& waveform) const {
   for (std::size_t i = 0; i + 1 < shape.size(); ++i) signals *= shape[i];
   shape.back() = output_length(length);
   if (signals == 0) return torch::empty(shape, torch::kFloat);
-  x = torch::constant_pad_nd(x.reshape({signals, length}), {width_, width_ + orig_}, 0);
-  // One filter per output phase, applied every orig samples: (signals, new, blocks), then the
-  // phases interleaved back into time order.
-  torch::Tensor y = torch::conv1d(x.unsqueeze(1), kernel_, {}, orig_);
-  y = y.transpose(1, 2).reshape({signals, -1});
-  using torch::indexing::Slice;
-  return y.index({torch::indexing::Ellipsis, Slice(0, shape.back())}).reshape(shape);
+  const torch::Tensor rows = x.reshape({signals, length});
+  const int64_t out_length = shape.back();
+  const torch::Tensor out = torch::empty({signals, out_length}, torch::kFloat);
+  // A few signals at a time (see spectrogram_rows.hpp): about 2^18 samples in and out per
+  // convolution, large enough that its set-up cost is shared, small enough that its buffers are
+  // reused rather than mapped afresh.
+  const int64_t padded_length = length + 2 * width_ + orig_;
+  const int64_t blocks = (padded_length - kernel_.size(-1)) / orig_ + 1;
+  const int64_t step = detail::rows_per_chunk(padded_length + new_ * blocks);
+  for (int64_t s = 0; s < signals; s += step) {
+    const int64_t k = std::min(step, signals - s);
+    const torch::Tensor padded =
+        torch::constant_pad_nd(rows.narrow(0, s, k), {width_, width_ + orig_}, 0);
+    // One filter per output phase, applied every orig samples: (k, new, blocks), then the
+    // phases interleaved back into time order.
+    const torch::Tensor y = torch::conv1d(padded.unsqueeze(1), kernel_, {}, orig_);
+    out.narrow(0, s, k).copy_(y.transpose(1, 2).reshape({k, -1}).narrow(1, 0, out_length));
+  }
+  return out.reshape(shape);
 }
 
 torch::Tensor resample(const torch::Tensor& waveform, const ResampleOptions& options) {

@@ -3,6 +3,7 @@
 // constant padding, stft (centred with pad_mode), window normalisation, |X|^power.
 #include <neurobench/audio/spectrogram.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include <neurobench/errors.hpp>
 
 #include "audio/checks.hpp"
+#include "audio/spectrogram_rows.hpp"
 #include "util/text.hpp"
 
 namespace neurobench::audio {
@@ -97,33 +99,62 @@ Spectrogram::Spectrogram(SpectrogramOptions options) : options_(std::move(option
                                torch::TensorOptions().dtype(torch::kFloat));
 }
 
-torch::Tensor Spectrogram::operator()(const torch::Tensor& waveform) const {
-  const SpectrogramOptions& o = options_;
-  torch::Tensor x = detail::float32_signal(waveform, "spectrogram");
+namespace detail {
+
+SignalRows signal_rows(const SpectrogramOptions& o, const torch::Tensor& waveform,
+                       const char* what) {
+  SignalRows r;
+  torch::Tensor x = float32_signal(waveform, what);
   const std::vector<int64_t> shape = x.sizes().vec();
   check_length(o, waveform, shape.back());
-  std::vector<int64_t> out_shape(shape.begin(), shape.end() - 1);
-  out_shape.push_back(o.n_freqs());
-  out_shape.push_back(o.n_frames(shape.back()));
-  int64_t signals = 1;
-  for (std::size_t i = 0; i + 1 < shape.size(); ++i) signals *= shape[i];
-  if (signals == 0) return torch::empty(out_shape, torch::kFloat);
+  r.leading.assign(shape.begin(), shape.end() - 1);
+  r.signals = 1;
+  for (const int64_t d : r.leading) r.signals *= d;
+  r.frames = o.n_frames(shape.back());
+  if (o.pad > 0) x = torch::constant_pad_nd(x, {o.pad, o.pad}, 0);
+  r.rows = x.reshape({r.signals, x.size(-1)});
+  return r;
+}
+
+int64_t rows_per_chunk(int64_t elements_per_row) {
+  constexpr int64_t kChunkElements = int64_t{1} << 18;  // 2 MiB of complex float
+  return std::max<int64_t>(1, kChunkElements / std::max<int64_t>(1, elements_per_row));
+}
+
+torch::Tensor spectrogram_of_rows(const SpectrogramOptions& o, const torch::Tensor& window,
+                                  const torch::Tensor& rows) {
   try {
-    if (o.pad > 0) x = torch::constant_pad_nd(x, {o.pad, o.pad}, 0);
-    x = x.reshape({signals, x.size(-1)});
     torch::Tensor spec =
-        torch::stft(x, o.n_fft, o.hop(), o.window_length(), window_, o.center,
+        torch::stft(rows, o.n_fft, o.hop(), o.window_length(), window, o.center,
                     pad_mode_name(o.pad_mode), o.normalized == SpectrogramNorm::FrameLength,
                     o.onesided, /*return_complex=*/true);
-    spec = spec.reshape(out_shape);
-    if (o.normalized == SpectrogramNorm::Window) spec = spec / window_.pow(2.0).sum().sqrt();
+    if (o.normalized == SpectrogramNorm::Window) spec = spec / window.pow(2.0).sum().sqrt();
     if (o.power == 1.0) return spec.abs();
     return spec.abs().pow(o.power);
   } catch (const c10::Error& e) {
-    throw InputError(fmt::format("spectrogram of a waveform of shape {}: {}",
-                                 neurobench::detail::shape_string(waveform),
+    throw InputError(fmt::format("spectrogram of signals of shape {}: {}",
+                                 neurobench::detail::shape_string(rows),
                                  e.what_without_backtrace()));
   }
+}
+
+}  // namespace detail
+
+torch::Tensor Spectrogram::operator()(const torch::Tensor& waveform) const {
+  const SpectrogramOptions& o = options_;
+  const detail::SignalRows in = detail::signal_rows(o, waveform, "spectrogram");
+  // (signals, frames, freq) in memory, returned as (..., freq, frames): torchaudio's layout.
+  const torch::Tensor out = torch::empty({in.signals, in.frames, o.n_freqs()}, torch::kFloat);
+  const int64_t step = detail::rows_per_chunk(o.n_freqs() * in.frames);
+  for (int64_t s = 0; s < in.signals; s += step) {
+    const int64_t k = std::min(step, in.signals - s);
+    out.narrow(0, s, k).transpose(1, 2).copy_(
+        detail::spectrogram_of_rows(o, window_, in.rows.narrow(0, s, k)));
+  }
+  std::vector<int64_t> shape = in.leading;
+  shape.push_back(o.n_freqs());
+  shape.push_back(in.frames);
+  return out.transpose(1, 2).reshape(shape);
 }
 
 torch::Tensor spectrogram(const torch::Tensor& waveform, const SpectrogramOptions& options) {

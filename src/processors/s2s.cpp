@@ -93,10 +93,14 @@ Batch S2SPreProcessor::operator()(const Batch& batch) {
   } catch (const InputError& e) {
     throw InputError(std::string("S2SPreProcessor: ") + e.what());
   }
-  torch::Tensor events = audio::delta_modulate(torch::log(mel + 1e-6), threshold_, -1);
-  if (events.size(-1) == frames_to_drop_at_) events = events.narrow(-1, 1, events.size(-1) - 1);
+  // The mel spectrogram is laid out (batch, frames, n_mels) in memory, the output's layout:
+  // the log in place, and the delta modulation along frames on that view, without copies.
+  torch::Tensor log_mel = mel.transpose(1, 2);
+  log_mel.add_(1e-6).log_();
+  torch::Tensor events = audio::delta_modulate(log_mel, threshold_, 1);
+  if (events.size(1) == frames_to_drop_at_) events = events.narrow(1, 1, events.size(1) - 1);
   Batch out = batch;
-  out.data = events.transpose(1, 2).contiguous();  // (batch, frames, n_mels)
+  out.data = events.contiguous();  // (batch, frames, n_mels)
   return out;
 }
 

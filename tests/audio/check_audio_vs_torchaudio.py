@@ -133,6 +133,13 @@ def main():
                      mel_scale="slaney", norm="slaney")
     melkwargs_json = ('{"n_fft":512,"hop_length":128,"n_mels":64,"f_min":30,"f_max":7000,'
                       '"mel_scale":"slaney","norm":"slaney"}')
+    # The checks themselves: a perturbation of 1e-3 relative must fail the comparison.
+    probe = np.linspace(-1, 1, 101)
+    compare("self-check", probe * (1 + 1e-3), probe, 1e-6)
+    if len(failures) != 1:
+        raise SystemExit("self-check: compare() did not flag a 1e-3 relative error")
+    failures.clear()
+    del worst["self-check"]
     for seed, batch in [(0, 1), (1, 3), (2, 8), (3, 5), (4, 16)]:
         rng = np.random.default_rng(1000 + seed)
         clips = make_batch(rng, batch)  # (batch, 16000)
