@@ -13,8 +13,8 @@
 #include <vector>
 
 #include <ATen/Parallel.h>
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <neurobench/neurobench.hpp>
 

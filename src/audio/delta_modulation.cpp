@@ -66,8 +66,8 @@ torch::Tensor delta_modulate(const torch::Tensor& x, double threshold, int64_t d
     for (int64_t i = 0; i < dim; ++i) outer *= in.size(i);
     for (int64_t i = dim + 1; i < in.dim(); ++i) inner *= in.size(i);
     if (dtype == torch::kDouble) {
-      modulate<double>(in.data_ptr<double>(), events.data_ptr<double>(), outer, in.size(dim),
-                       inner, threshold);
+      modulate<double>(in.data_ptr<double>(), events.data_ptr<double>(), outer, in.size(dim), inner,
+                       threshold);
     } else {
       modulate<float>(in.data_ptr<float>(), events.data_ptr<float>(), outer, in.size(dim), inner,
                       static_cast<float>(threshold));

@@ -23,6 +23,8 @@ namespace {
 // in log(Hz) above.
 constexpr double kSlaneyHzPerMel = 200.0 / 3;
 constexpr double kSlaneyMinLogHz = 1000.0;
+constexpr int64_t kMaxMels = int64_t{1} << 16;
+constexpr int64_t kMaxFilterBank = int64_t{1} << 26;  // weights: 256 MiB
 
 double slaney_log_step() { return std::log(6.4) / 27.0; }
 
@@ -47,7 +49,9 @@ double MelScaleOptions::max_frequency() const {
 }
 
 void MelScaleOptions::validate(std::string_view context) const {
-  if (n_mels < 1) detail::bad_option(context, "n_mels", "at least 1", n_mels);
+  if (n_mels < 1 || n_mels > kMaxMels) {
+    detail::bad_option(context, "n_mels", fmt::format("between 1 and {}", kMaxMels), n_mels);
+  }
   if (sample_rate < 1) detail::bad_option(context, "sample_rate", "at least 1 (Hz)", sample_rate);
   if (!(f_min >= 0) || !std::isfinite(f_min)) {
     detail::bad_option(context, "f_min", "finite and at least 0 (Hz)", f_min);
@@ -70,7 +74,10 @@ double hz_to_mel(double hz, MelScale scale) {
 
 torch::Tensor mel_filter_bank(int64_t n_freqs, const MelScaleOptions& options) {
   options.validate();
-  if (n_freqs < 1) detail::bad_option("mel_filter_bank", "n_freqs", "at least 1", n_freqs);
+  if (n_freqs < 1 || n_freqs * options.n_mels > kMaxFilterBank) {
+    detail::bad_option("mel_filter_bank", "n_freqs",
+                       "at least 1, with n_freqs * n_mels at most 2^26", n_freqs);
+  }
   const auto f32 = torch::TensorOptions().dtype(torch::kFloat);
   const int64_t n_mels = options.n_mels;
   const torch::Tensor all_freqs = torch::linspace(0, options.sample_rate / 2, n_freqs, f32);
@@ -101,6 +108,12 @@ torch::Tensor mel_filter_bank(int64_t n_freqs, const MelScaleOptions& options) {
 void MelSpectrogramOptions::validate(std::string_view context) const {
   spectrogram.validate(context);
   mel.validate(context);
+  if (spectrogram.n_freqs() * mel.n_mels > kMaxFilterBank) {
+    throw UsageError(fmt::format(
+        "{}: n_mels = {} filters of n_fft / 2 + 1 = {} bins are more than the limit of 2^26 "
+        "weights",
+        context, mel.n_mels, spectrogram.n_freqs()));
+  }
   if (!spectrogram.onesided) {
     detail::bad_option(context, "onesided", "true for a mel spectrogram", "false");
   }

@@ -36,9 +36,8 @@ Reduced reduce(const ResampleOptions& o) {
   const int64_t g = std::gcd(o.orig_freq, o.new_freq);
   Reduced r{o.orig_freq / g, o.new_freq / g, 0.0, 0};
   r.base_freq = static_cast<double>(std::min(r.orig, r.new_)) * o.rolloff;
-  const double width =
-      std::ceil(static_cast<double>(o.lowpass_filter_width) * static_cast<double>(r.orig) /
-                r.base_freq);
+  const double width = std::ceil(static_cast<double>(o.lowpass_filter_width) *
+                                 static_cast<double>(r.orig) / r.base_freq);
   r.width = width < kMaxKernelTaps ? static_cast<int64_t>(width) : -1;
   return r;
 }
@@ -53,9 +52,9 @@ torch::Tensor make_kernel(const ResampleOptions& o, const Reduced& r) {
       r.orig;
   // transforms.Resample passes no dtype: torchaudio's arange is then int64, and its division
   // by new_freq float32 (the default dtype), before the sum with the float64 idx.
-  const torch::Tensor phases = dtype == torch::kDouble
-                                   ? torch::arange(0, -r.new_, -1, torch::kLong)
-                                   : torch::arange(0, -r.new_, -1, torch::TensorOptions().dtype(dtype));
+  const torch::Tensor phases =
+      dtype == torch::kDouble ? torch::arange(0, -r.new_, -1, torch::kLong)
+                              : torch::arange(0, -r.new_, -1, torch::TensorOptions().dtype(dtype));
   torch::Tensor t = phases.unsqueeze(1).unsqueeze(2) / r.new_ + idx;
   t = t * r.base_freq;
   t = t.clamp(-lpw, lpw);
@@ -91,8 +90,8 @@ void ResampleOptions::validate(std::string_view context) const {
     detail::bad_option(context, "kernel_dtype", "Float or Double", c10::toString(kernel_dtype));
   }
   const Reduced r = reduce(*this);
-  const double taps = static_cast<double>(r.new_) * (2.0 * static_cast<double>(r.width) +
-                                                     static_cast<double>(r.orig));
+  const double taps = static_cast<double>(r.new_) *
+                      (2.0 * static_cast<double>(r.width) + static_cast<double>(r.orig));
   if (r.width < 0 || taps > kMaxKernelTaps) {
     throw UsageError(fmt::format(
         "{}: resampling {} Hz to {} Hz (reduced by their greatest common divisor to {} and {}) "

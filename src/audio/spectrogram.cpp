@@ -19,6 +19,9 @@ namespace neurobench::audio {
 
 namespace {
 
+constexpr int64_t kMaxFftSize = int64_t{1} << 20;
+constexpr int64_t kMaxPad = int64_t{1} << 30;
+
 const char* pad_mode_name(PadMode mode) {
   switch (mode) {
     case PadMode::Reflect:
@@ -77,7 +80,10 @@ int64_t SpectrogramOptions::n_frames(int64_t length) const {
 }
 
 void SpectrogramOptions::validate(std::string_view context) const {
-  if (n_fft < 2) detail::bad_option(context, "n_fft", "at least 2", n_fft);
+  // Upper limits keep lengths and sizes far from int64 overflow and absurd allocations.
+  if (n_fft < 2 || n_fft > kMaxFftSize) {
+    detail::bad_option(context, "n_fft", fmt::format("between 2 and {}", kMaxFftSize), n_fft);
+  }
   if (win_length && (*win_length < 1 || *win_length > n_fft)) {
     detail::bad_option(context, "win_length", fmt::format("between 1 and n_fft = {}", n_fft),
                        *win_length);
@@ -86,7 +92,9 @@ void SpectrogramOptions::validate(std::string_view context) const {
     detail::bad_option(context, hop_length ? "hop_length" : "hop_length (default win_length / 2)",
                        "at least 1", hop());
   }
-  if (pad < 0) detail::bad_option(context, "pad", "at least 0", pad);
+  if (pad < 0 || pad > kMaxPad) {
+    detail::bad_option(context, "pad", fmt::format("between 0 and {}", kMaxPad), pad);
+  }
   if (!(power > 0) || !std::isfinite(power)) {
     detail::bad_option(context, "power", "positive and finite", power);
   }
@@ -95,8 +103,8 @@ void SpectrogramOptions::validate(std::string_view context) const {
 Spectrogram::Spectrogram(SpectrogramOptions options) : options_(std::move(options)) {
   options_.validate();
   // torch.hann_window(win_length): periodic, float32; torch::stft centres it in n_fft.
-  window_ = torch::hann_window(options_.window_length(),
-                               torch::TensorOptions().dtype(torch::kFloat));
+  window_ =
+      torch::hann_window(options_.window_length(), torch::TensorOptions().dtype(torch::kFloat));
 }
 
 namespace detail {
@@ -124,10 +132,9 @@ int64_t rows_per_chunk(int64_t elements_per_row) {
 torch::Tensor spectrogram_of_rows(const SpectrogramOptions& o, const torch::Tensor& window,
                                   const torch::Tensor& rows) {
   try {
-    torch::Tensor spec =
-        torch::stft(rows, o.n_fft, o.hop(), o.window_length(), window, o.center,
-                    pad_mode_name(o.pad_mode), o.normalized == SpectrogramNorm::FrameLength,
-                    o.onesided, /*return_complex=*/true);
+    torch::Tensor spec = torch::stft(
+        rows, o.n_fft, o.hop(), o.window_length(), window, o.center, pad_mode_name(o.pad_mode),
+        o.normalized == SpectrogramNorm::FrameLength, o.onesided, /*return_complex=*/true);
     if (o.normalized == SpectrogramNorm::Window) spec = spec / window.pow(2.0).sum().sqrt();
     if (o.power == 1.0) return spec.abs();
     return spec.abs().pow(o.power);

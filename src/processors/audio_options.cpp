@@ -16,8 +16,8 @@ namespace {
 
 using neurobench::detail::json_excerpt;
 
-[[noreturn]] void bad_type(const std::string& context, const std::string& key,
-                           const char* expected, const Json& value) {
+[[noreturn]] void bad_type(const std::string& context, const std::string& key, const char* expected,
+                           const Json& value) {
   throw UsageError(
       fmt::format("{}: {} must be {}, got {}", context, key, expected, json_excerpt(value)));
 }
@@ -77,11 +77,11 @@ audio::MelSpectrogramOptions mel_options_from_json(const Json& melkwargs, int64_
     if (key == "n_fft") {
       o.spectrogram.n_fft = to_integer(value, name, context);
     } else if (key == "win_length") {
-      o.spectrogram.win_length = value.is_null() ? std::nullopt
-                                                 : std::optional(to_integer(value, name, context));
+      o.spectrogram.win_length =
+          value.is_null() ? std::nullopt : std::optional(to_integer(value, name, context));
     } else if (key == "hop_length") {
-      o.spectrogram.hop_length = value.is_null() ? std::nullopt
-                                                 : std::optional(to_integer(value, name, context));
+      o.spectrogram.hop_length =
+          value.is_null() ? std::nullopt : std::optional(to_integer(value, name, context));
     } else if (key == "pad") {
       o.spectrogram.pad = to_integer(value, name, context);
     } else if (key == "power") {
@@ -138,10 +138,10 @@ audio::MelSpectrogramOptions mel_options_from_json(const Json& melkwargs, int64_
         bad_type(context, name, "\"htk\" or \"slaney\"", value);
       }
     } else if (key == "sample_rate") {
-      throw UsageError(fmt::format(
-          "{}: melkwargs.sample_rate is not accepted (torchaudio refuses it too): give "
-          "sample_rate as the pre-processor's own option",
-          context));
+      throw UsageError(
+          fmt::format("{}: melkwargs.sample_rate is not accepted (torchaudio refuses it too): give "
+                      "sample_rate as the pre-processor's own option",
+                      context));
     } else if (key == "window_fn" || key == "wkwargs") {
       throw UsageError(fmt::format(
           "{}: melkwargs.{} is not supported: the window is always the periodic Hann window",

@@ -24,9 +24,10 @@ audio::MfccOptions mfcc_options(const Json& given) {
   o.n_mfcc = detail::integer_option(options, "n_mfcc", kContext);
   if (const int64_t dct_type = detail::integer_option(options, "dct_type", kContext);
       dct_type != 2) {
-    throw UsageError(fmt::format("{}: dct_type must be 2 (the only DCT torchaudio's MFCC has), "
-                                 "got {}",
-                                 kContext, dct_type));
+    throw UsageError(
+        fmt::format("{}: dct_type must be 2 (the only DCT torchaudio's MFCC has), "
+                    "got {}",
+                    kContext, dct_type));
   }
   const Json& norm = options.at("norm");
   if (norm.is_null()) {

@@ -65,8 +65,8 @@ S2SPreProcessor::S2SPreProcessor(const Json& options) : mel_(mel_options(complet
   const Json all = complete(options);
   threshold_ = detail::number_option(all, "threshold", kContext);
   if (!(threshold_ >= 0) || !std::isfinite(threshold_)) {
-    throw UsageError(fmt::format("{}: threshold must be finite and at least 0, got {}", kContext,
-                                 threshold_));
+    throw UsageError(
+        fmt::format("{}: threshold must be finite and at least 0, got {}", kContext, threshold_));
   }
   const auto& o = mel_.options();
   // One second of audio gives sample_rate / hop_length + 1 centred frames; S2S keeps

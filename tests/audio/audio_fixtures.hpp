@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <string>
 
-#include <catch2/catch.hpp>
 #include <torch/script.h>
+#include <catch2/catch.hpp>
 
 #include <neurobench/io/npz.hpp>
 

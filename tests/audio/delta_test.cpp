@@ -32,10 +32,8 @@ TEST_CASE("delta modulation follows the signal one threshold step per sample", "
 TEST_CASE("delta modulation fires only when the difference exceeds the threshold strictly",
           "[audio][delta]") {
   REQUIRE(events_of(delta_modulate(row({0.f, 1.f, -1.f}))) == std::vector<float>{0, 0, 0});
-  REQUIRE(events_of(delta_modulate(row({0.f, 1.0000001f, 0.f}))) ==
-          std::vector<float>{0, 1, 0});
-  REQUIRE(events_of(delta_modulate(row({0.f, 0.5f, 0.75f}), 0.5)) ==
-          std::vector<float>{0, 0, 1});
+  REQUIRE(events_of(delta_modulate(row({0.f, 1.0000001f, 0.f}))) == std::vector<float>{0, 1, 0});
+  REQUIRE(events_of(delta_modulate(row({0.f, 0.5f, 0.75f}), 0.5)) == std::vector<float>{0, 0, 1});
   // Threshold 0: an event whenever the signal differs from the level.
   REQUIRE(events_of(delta_modulate(row({0.f, 0.1f, 0.1f, -0.2f}), 0.0)) ==
           std::vector<float>{0, 1, 1, -1});

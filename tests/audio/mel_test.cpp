@@ -43,7 +43,8 @@ TEST_CASE("mel filter banks equal torchaudio's melscale_fbanks (HTK and Slaney)"
   using neurobench::audio::mel_filter_bank;
   require_close_power(mel_filter_bank(257, scale(20, 16000, 20, 4000)),
                       audio_fixture("mel.npz", "fbank_s2s"));
-  require_close_power(mel_filter_bank(201, MelScaleOptions{}), audio_fixture("mel.npz", "fbank_default"));
+  require_close_power(mel_filter_bank(201, MelScaleOptions{}),
+                      audio_fixture("mel.npz", "fbank_default"));
   require_close_power(
       mel_filter_bank(129, scale(40, 16000, 50, 7000, MelNorm::Slaney, MelScale::Slaney)),
       audio_fixture("mel.npz", "fbank_slaney"));
@@ -52,14 +53,15 @@ TEST_CASE("mel filter banks equal torchaudio's melscale_fbanks (HTK and Slaney)"
   odd.sample_rate = 22050;
   odd.mel_scale = MelScale::Slaney;
   REQUIRE(odd.max_frequency() == 11025.0);
-  require_close_power(mel_filter_bank(101, odd), audio_fixture("mel.npz", "fbank_22050_slaney_scale"));
+  require_close_power(mel_filter_bank(101, odd),
+                      audio_fixture("mel.npz", "fbank_22050_slaney_scale"));
 }
 
 TEST_CASE("the mel scales map 1 kHz and 0 Hz as HTK and Slaney define them", "[audio][mel]") {
   using neurobench::audio::hz_to_mel;
   REQUIRE(hz_to_mel(0, MelScale::Htk) == 0.0);
   REQUIRE(hz_to_mel(700, MelScale::Htk) == Approx(2595.0 * std::log10(2.0)));
-  REQUIRE(hz_to_mel(1000, MelScale::Slaney) == Approx(15.0));  // 1000 / (200 / 3)
+  REQUIRE(hz_to_mel(1000, MelScale::Slaney) == Approx(15.0));         // 1000 / (200 / 3)
   REQUIRE(hz_to_mel(6400, MelScale::Slaney) == Approx(15.0 + 27.0));  // log(6.4) / 27 per mel
   REQUIRE(hz_to_mel(500, MelScale::Slaney) == Approx(7.5));
 }
@@ -104,7 +106,13 @@ TEST_CASE("invalid mel options are UsageErrors naming the option", "[audio][mel]
   };
   MelSpectrogramOptions o;
   o.mel.n_mels = 0;
-  fails_with(o, "n_mels must be at least 1, got 0");
+  fails_with(o, "n_mels must be between 1 and 65536, got 0");
+  o.mel.n_mels = 65537;
+  fails_with(o, "n_mels must be between 1 and 65536, got 65537");
+  o = {};
+  o.spectrogram.n_fft = 1 << 20;
+  o.mel.n_mels = 1000;
+  fails_with(o, "n_mels = 1000 filters of n_fft / 2 + 1 = 524289 bins are more than the limit");
   o = {};
   o.mel.sample_rate = 0;
   fails_with(o, "sample_rate must be at least 1");
@@ -129,6 +137,8 @@ TEST_CASE("invalid mel options are UsageErrors naming the option", "[audio][mel]
   fails_with(o, "hop_length must be at least 1");
   REQUIRE_THROWS_WITH(neurobench::audio::mel_filter_bank(0, MelScaleOptions{}),
                       Catch::Contains("n_freqs must be at least 1"));
+  REQUIRE_THROWS_AS(neurobench::audio::mel_filter_bank(int64_t{1} << 40, MelScaleOptions{}),
+                    UsageError);
 }
 
 TEST_CASE("a mel spectrogram of a too short clip is an InputError naming the shape",

@@ -58,8 +58,8 @@ TEST_CASE("resampling equals torchaudio's within 1e-4 relative", "[audio][resamp
   SECTION("upsampling with a float32 kernel, as functional.resample computes it") {
     ResampleOptions o = rates(8000, 11025);
     o.kernel_dtype = torch::kFloat;
-    const torch::Tensor one = audio_clips().index({torch::indexing::Slice(0, 1),
-                                                   torch::indexing::Slice(0, 2000)});
+    const torch::Tensor one =
+        audio_clips().index({torch::indexing::Slice(0, 1), torch::indexing::Slice(0, 2000)});
     const auto y = neurobench::audio::resample(one, o);
     REQUIRE(y.size(1) == 2757);  // ceil(11025 * 2000 / 8000)
     require_close(y, audio_fixture("resample.npz", "r_functional_8000_11025"), 1e-4, 1e-6);

@@ -47,9 +47,10 @@ TEST_CASE("the audio pre-processors are registered with their options", "[proces
   REQUIRE(s2s->options[0].default_value == 1.0);
 }
 
-TEST_CASE("S2SPreProcessor's events equal the S2S reference's on at least 99.9% of entries, and "
-          "differ only where value - level is on the threshold",
-          "[processors][audio][s2s]") {
+TEST_CASE(
+    "S2SPreProcessor's events equal the S2S reference's on at least 99.9% of entries, and "
+    "differ only where value - level is on the threshold",
+    "[processors][audio][s2s]") {
   const torch::Tensor clips = audio_clips();  // (6, 16000)
   const Batch out = apply("S2SPreProcessor", Json::object(), clips.unsqueeze(-1));
   const torch::Tensor expected = audio_fixture("s2s.npz", "events").to(torch::kFloat);
@@ -96,13 +97,15 @@ TEST_CASE("S2SPreProcessor's log mel spectrogram equals the reference's within 1
   o.mel.n_mels = 20;
   o.mel.f_min = 20;
   o.mel.f_max = 4000;
-  const torch::Tensor log_mel = torch::log(neurobench::audio::mel_spectrogram(audio_clips(), o) + 1e-6);
+  const torch::Tensor log_mel =
+      torch::log(neurobench::audio::mel_spectrogram(audio_clips(), o) + 1e-6);
   require_close(log_mel, audio_fixture("s2s.npz", "log_mel"), 1e-4, 1e-4);
 }
 
-TEST_CASE("S2SPreProcessor takes (batch, samples) too, keeps every frame of other lengths, and "
-          "passes targets and extras through",
-          "[processors][audio][s2s]") {
+TEST_CASE(
+    "S2SPreProcessor takes (batch, samples) too, keeps every frame of other lengths, and "
+    "passes targets and extras through",
+    "[processors][audio][s2s]") {
   const torch::Tensor clips = audio_clips().narrow(0, 0, 2);
   neurobench::processors::S2SPreProcessor s2s;
   Batch in = batch_of(clips.unsqueeze(-1));
@@ -140,10 +143,10 @@ TEST_CASE("S2SPreProcessor rejects other layouts and bad options, naming them",
                         Catch::Contains("S2SPreProcessor") && Catch::Contains(text));
   };
   fails_with({{"threshold", -1}}, "threshold must be finite and at least 0, got -1");
-  fails_with({{"n_fft", 1}}, "n_fft must be at least 2, got 1");
+  fails_with({{"n_fft", 1}}, "n_fft must be between 2 and 1048576, got 1");
   fails_with({{"hop_length", 0}}, "hop_length must be at least 1, got 0");
   fails_with({{"f_min", 4000}}, "f_max must be greater than f_min = 4000");
-  fails_with({{"n_mels", 0}}, "n_mels must be at least 1");
+  fails_with({{"n_mels", 0}}, "n_mels must be between 1 and 65536, got 0");
   fails_with({{"sample_rate", 0}}, "sample_rate must be at least 1");
   fails_with({{"n_fft", 2.5}}, "'n_fft' must be an integer");
   fails_with({{"n_fft", 1e300}}, "n_fft must be an integer");
@@ -156,12 +159,12 @@ TEST_CASE("MFCCPreProcessor equals NeuroBench's MFCCPreProcessor on (batch, time
   const Batch out = apply("MFCCPreProcessor", Json::object(), clips.narrow(0, 0, 3).unsqueeze(-1));
   REQUIRE(out.data.sizes() == torch::IntArrayRef({3, 1, 40, 81}));
   require_close(out.data, audio_fixture("mfcc.npz", "default_3d"), 1e-4, 1e-3);
-  const Batch log = apply(
-      "MFCCPreProcessor",
-      Json::parse(R"({"n_mfcc": 13, "log_mels": true, "melkwargs": {"n_fft": 512,
+  const Batch log =
+      apply("MFCCPreProcessor",
+            Json::parse(R"({"n_mfcc": 13, "log_mels": true, "melkwargs": {"n_fft": 512,
           "hop_length": 160, "n_mels": 40, "f_min": 20, "f_max": 7600, "mel_scale": "slaney",
           "norm": "slaney"}})"),
-      clips.narrow(0, 0, 3).unsqueeze(-1));
+            clips.narrow(0, 0, 3).unsqueeze(-1));
   require_close(log.data, audio_fixture("mfcc.npz", "custom_log"), 1e-4, 1e-3);
   const Batch db = apply(
       "MFCCPreProcessor",
@@ -171,9 +174,10 @@ TEST_CASE("MFCCPreProcessor equals NeuroBench's MFCCPreProcessor on (batch, time
   require_close(db.data, audio_fixture("mfcc.npz", "custom_db"), 1e-4, 1e-3);
 }
 
-TEST_CASE("MFCCPreProcessor uses a (batch, timesteps) batch as it is, with the decibel floor of "
-          "the whole batch, as NeuroBench does",
-          "[processors][audio][mfcc]") {
+TEST_CASE(
+    "MFCCPreProcessor uses a (batch, timesteps) batch as it is, with the decibel floor of "
+    "the whole batch, as NeuroBench does",
+    "[processors][audio][mfcc]") {
   const torch::Tensor clips = audio_clips().narrow(0, 3, 3);  // clipped, very quiet, silence
   const Batch two_d = apply("MFCCPreProcessor", Json::object(), clips);
   REQUIRE(two_d.data.sizes() == torch::IntArrayRef({3, 40, 81}));
@@ -195,7 +199,7 @@ TEST_CASE("MFCCPreProcessor rejects bad options and melkwargs, naming them",
   fails_with(R"({"dct_type": 3})", "dct_type must be 2");
   fails_with(R"({"norm": "orthogonal"})", "norm must be \"ortho\" or null");
   fails_with(R"({"n_mfcc": 200})", "n_mfcc must be between 1 and n_mels = 128, got 200");
-  fails_with(R"({"melkwargs": {"n_fft": 1}})", "n_fft must be at least 2");
+  fails_with(R"({"melkwargs": {"n_fft": 1}})", "n_fft must be between 2 and");
   fails_with(R"({"melkwargs": {"hop": 10}})", "melkwargs has no key 'hop'");
   fails_with(R"({"melkwargs": {"sample_rate": 8000}})", "melkwargs.sample_rate");
   fails_with(R"({"melkwargs": {"window_fn": "hamming"}})", "melkwargs.window_fn is not supported");
@@ -216,9 +220,10 @@ TEST_CASE("MFCCPreProcessor rejects bad options and melkwargs, naming them",
                       Catch::Contains("MFCCPreProcessor") && Catch::Contains("[2, 1, 100]"));
 }
 
-TEST_CASE("Resample resamples (batch, timesteps, channels) to (batch, channels, new_timesteps) "
-          "as NeuroBench's GSC example",
-          "[processors][audio][resample]") {
+TEST_CASE(
+    "Resample resamples (batch, timesteps, channels) to (batch, channels, new_timesteps) "
+    "as NeuroBench's GSC example",
+    "[processors][audio][resample]") {
   const torch::Tensor x =
       audio_clips().index({torch::tensor({0, 2}), torch::indexing::Slice(0, 4000)}).unsqueeze(-1);
   const Batch out = apply("Resample", Json::object(), x);

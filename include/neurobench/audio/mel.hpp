@@ -25,7 +25,7 @@ enum class MelNorm {
 
 /// Settings of a mel filter bank, with torchaudio's `MelScale` defaults.
 struct MelScaleOptions {
-  int64_t n_mels = 128;        ///< Filters; >= 1.
+  int64_t n_mels = 128;         ///< Filters, 1..65536.
   int64_t sample_rate = 16000;  ///< Hz; >= 1. The frequency bins span 0..sample_rate / 2.
   double f_min = 0.0;           ///< Lowest edge of the first filter, Hz; >= 0.
   /// Highest edge of the last filter, Hz; > f_min. Unset: `sample_rate / 2` (integer division,
@@ -48,7 +48,8 @@ struct MelScaleOptions {
 /// `torchaudio.functional.melscale_fbanks`, computed in the same float32 operations: `n_freqs`
 /// bins at `linspace(0, sample_rate / 2, n_freqs)`, `n_mels + 2` points equally spaced in mels
 /// from f_min to f_max converted back to Hz, filter m rising from point m to m + 1 and falling
-/// to m + 2 (formula in docs/audio.md). Throws UsageError for invalid options or n_freqs < 1.
+/// to m + 2 (formula in docs/audio.md). Throws UsageError for invalid options, n_freqs < 1 or
+/// more than 2^26 weights.
 [[nodiscard]] torch::Tensor mel_filter_bank(int64_t n_freqs, const MelScaleOptions& options);
 
 /// Settings of a mel spectrogram (torchaudio's `MelSpectrogram`): a spectrogram, then the mel
@@ -58,8 +59,9 @@ struct MelSpectrogramOptions {
   SpectrogramOptions spectrogram;  ///< The spectrogram (must be onesided).
   MelScaleOptions mel;             ///< The filter bank.
 
-  /// Throws UsageError naming the field when an option is invalid (both parts, and a
-  /// spectrogram that is not onesided); messages start with `context`.
+  /// Throws UsageError naming the field when an option is invalid (both parts, a spectrogram
+  /// that is not onesided, a filter bank of more than 2^26 weights); messages start with
+  /// `context`.
   void validate(std::string_view context = "MelSpectrogramOptions") const;
 };
 

@@ -52,7 +52,7 @@ enum class DctNorm {
 /// Settings of MFCC (torchaudio's `MFCC` defaults: 40 coefficients, DCT-II with orthonormal
 /// scaling, the decibel mel spectrogram with top_db 80).
 struct MfccOptions {
-  int64_t n_mfcc = 40;           ///< Coefficients kept; 1..mel.mel.n_mels.
+  int64_t n_mfcc = 40;            ///< Coefficients kept; 1..mel.mel.n_mels.
   DctNorm norm = DctNorm::Ortho;  ///< DCT scaling.
   /// true: `log(mel + 1e-6)`; false: decibels, `amplitude_to_db` with multiplier 10, amin
   /// 1e-10, db_multiplier 0 and top_db 80.

@@ -30,13 +30,13 @@ enum class SpectrogramNorm {
 /// Settings of a spectrogram, with torchaudio's `Spectrogram` defaults. The window is
 /// `torch.hann_window(win_length)` (periodic), centred in `n_fft` when shorter.
 struct SpectrogramOptions {
-  int64_t n_fft = 400;                ///< FFT size; >= 2. Frequencies: n_fft / 2 + 1 (onesided).
+  int64_t n_fft = 400;                ///< FFT size, 2..2^20. Frequencies: n_fft / 2 + 1 (onesided).
   std::optional<int64_t> win_length;  ///< Window length, 1..n_fft; n_fft when unset.
   std::optional<int64_t> hop_length;  ///< Samples between frames, >= 1; win_length / 2 when unset.
-  int64_t pad = 0;                    ///< Zeros added at both ends before anything else; >= 0.
+  int64_t pad = 0;                    ///< Zeros added at both ends before anything else, 0..2^30.
   double power = 2.0;                 ///< Exponent of the magnitude; > 0 (2: power, 1: magnitude).
   SpectrogramNorm normalized = SpectrogramNorm::None;  ///< Normalisation.
-  bool center = true;                   ///< Pad n_fft / 2 at both ends so frame t is centred at t * hop.
+  bool center = true;  ///< Pad n_fft / 2 at both ends so frame t is centred at t * hop.
   PadMode pad_mode = PadMode::Reflect;  ///< Padding of a centred spectrogram.
   bool onesided = true;                 ///< Only frequencies 0..n_fft / 2 (the rest mirror them).
 
