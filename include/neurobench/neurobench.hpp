@@ -2,6 +2,10 @@
 // Umbrella header: every public header of neurobench-cpp.
 #pragma once
 
+#include <neurobench/audio/mel.hpp>
+#include <neurobench/audio/mfcc.hpp>
+#include <neurobench/audio/resample.hpp>
+#include <neurobench/audio/spectrogram.hpp>
 #include <neurobench/benchmark.hpp>
 #include <neurobench/config.hpp>
 #include <neurobench/data/dataloader.hpp>
@@ -27,6 +31,7 @@
 #include <neurobench/model/model.hpp>
 #include <neurobench/plugins.hpp>
 #include <neurobench/processors/encoders.hpp>
+#include <neurobench/processors/audio.hpp>
 #include <neurobench/processors/processors.hpp>
 #include <neurobench/registry.hpp>
 #include <neurobench/reporters/report.hpp>

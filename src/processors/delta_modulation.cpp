@@ -17,7 +17,7 @@ namespace neurobench {
 namespace {
 
 // `x` as (outer, steps, inner), contiguous; events into `y` of the same layout. The order of
-// the float operations is the documented one: level = thr * round(x0 / thr); per step one
+// the float operations is the documented one: level = round(x0); per step one
 // subtraction `x - level`, compared with thr and -thr; the level moves by adding or subtracting
 // thr (the same value as `level + event * thr`, since `event * thr` is exact). std::nearbyint
 // rounds half to even in the default rounding mode, as torch.round.
@@ -28,7 +28,7 @@ void modulate(const T* x, float* y, int64_t outer, int64_t steps, int64_t inner,
     const T* xo = x + o * steps * inner;
     float* yo = y + o * steps * inner;
     for (int64_t i = 0; i < inner; ++i) {
-      level[static_cast<std::size_t>(i)] = thr * std::nearbyint(xo[i] / thr);
+      level[static_cast<std::size_t>(i)] = std::nearbyint(xo[i]);
     }
     for (int64_t t = 0; t < steps; ++t) {
       const T* xt = xo + t * inner;

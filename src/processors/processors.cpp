@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <neurobench/errors.hpp>
+#include <neurobench/processors/audio.hpp>
 #include <neurobench/processors/encoders.hpp>
 
 #include <typeinfo>
@@ -97,10 +98,10 @@ void add_builtin(Registry<Base>& registry, const char* description) {
   registry.add(std::move(d), &detail::make_plugin<T, Base>);
 }
 
-// A built-in with options: its description comes from T::describe().
+// A built-in that describes itself (name, one line, options) with a static describe().
 template <class T, class Base>
-void add_builtin(Registry<Base>& registry, PluginDescription d) {
-  d.name = detail::short_type_name(typeid(T).name());
+void add_described(Registry<Base>& registry) {
+  PluginDescription d = T::describe();
   d.source = "built-in";
   registry.add(std::move(d), &detail::make_plugin<T, Base>);
 }
@@ -111,9 +112,12 @@ Registry<PreProcessor>& pre_processors() {
   static Registry<PreProcessor> registry = [] {
     using namespace processors;  // NOLINT(google-build-using-namespace)
     Registry<PreProcessor> r("pre-processor");
-    add_builtin<DeltaEncoder>(r, DeltaEncoder::describe());
-    add_builtin<RateEncoder>(r, RateEncoder::describe());
-    add_builtin<LatencyEncoder>(r, LatencyEncoder::describe());
+    add_described<S2SPreProcessor>(r);
+    add_described<MFCCPreProcessor>(r);
+    add_described<Resample>(r);
+    add_described<DeltaEncoder>(r);
+    add_described<RateEncoder>(r);
+    add_described<LatencyEncoder>(r);
     return r;
   }();
   detail::check_registration_errors();

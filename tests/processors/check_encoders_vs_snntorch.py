@@ -169,11 +169,11 @@ def check_latency(runner, rng, failures):
 
 
 def delta_numpy(x, threshold):
-    """Events along axis 1: level = thr * round(x0 / thr); +1 if x - level > thr, -1 if < -thr;
+    """Events along axis 1: level = round(x0); +1 if x - level > thr, -1 if < -thr;
     also the smallest | |x - level| - thr | met at each entry (how close it came to a tie)."""
     import numpy as np
     thr = x.dtype.type(threshold)
-    level = thr * np.round(x[:, 0] / thr)
+    level = np.round(x[:, 0])
     out = np.zeros(x.shape, np.float32)
     closeness = np.zeros(x.shape, x.dtype)
     for t in range(x.shape[1]):

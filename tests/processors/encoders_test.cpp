@@ -99,9 +99,13 @@ TEST_CASE("delta_modulate follows the level: events when value - level passes th
   const auto x = torch::tensor({0.5F, 1.5F, 2.6F, 2.6F, 0.4F, -3.0F, 1.0F});
   const auto events = neurobench::delta_modulate(x, 1.0, 0);
   REQUIRE(events.equal(torch::tensor({0.F, 1.F, 1.F, 0.F, -1.F, -1.F, 0.F})));
-  // Threshold 0.5: the level starts at 0.5 * round(0.5 / 0.5) = 0.5.
+  // Threshold 0.5: the level starts at round(0.5) = 0 all the same; 0.5 - 0 is not above 0.5;
+  // 1.1 - 0 = 1.1: +1 (level 0.5); 1.6 - 0.5 = 1.1: +1 (level 1).
   const auto half = neurobench::delta_modulate(torch::tensor({0.5F, 1.1F, 1.6F}), 0.5, 0);
-  REQUIRE(half.equal(torch::tensor({0.F, 1.F, 1.F})));  // 1.1 - 0.5 = 0.6; 1.6 - 1.0 = 0.6
+  REQUIRE(half.equal(torch::tensor({0.F, 1.F, 1.F})));
+  // Threshold 0.25: the first step fires when it is more than 0.25 from its rounding.
+  const auto quarter = neurobench::delta_modulate(torch::tensor({0.4F, 0.4F, 0.4F}), 0.25, 0);
+  REQUIRE(quarter.equal(torch::tensor({1.F, 0.F, 0.F})));  // 0.4 - 0 > 0.25; then level 0.25
   // A jump of several thresholds is followed one step at a time.
   const auto jump = neurobench::delta_modulate(torch::tensor({0.F, 5.F, 5.F, 5.F, 5.F, 5.F}), 1, 0);
   REQUIRE(jump.equal(torch::tensor({0.F, 1.F, 1.F, 1.F, 1.F, 0.F})));

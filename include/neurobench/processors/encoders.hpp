@@ -13,16 +13,16 @@
 namespace neurobench {
 
 /// Delta modulation (send-on-delta) of `x` along dimension `dim`, as Speech2Spikes encodes its
-/// log-mel spectrogram: for each series along `dim` the level starts at
-/// `threshold * round(first value / threshold)` (round half to even, as `torch.round`), and at
+/// log-mel spectrogram: for each series along `dim` the level starts at `round(first value)`
+/// (round half to even, as `torch.round`), whatever the threshold, and at
 /// each step the event is +1 when `value - level > threshold`, -1 when
 /// `value - level < -threshold`, else 0; the level then moves by `event * threshold`.
 ///
 /// Arithmetic is done in float64 for a float64 `x` and in float32 otherwise (integers, bool,
 /// float16 and bfloat16 are converted to float32), with `threshold` rounded to that type once:
 /// `value - level` is one subtraction, compared with `threshold` and `-threshold`; the level
-/// moves by adding or subtracting `threshold`. The first step's event is 0 (the level starts
-/// within half a threshold of it).
+/// moves by adding or subtracting `threshold`. With a threshold of 0.5 or more the first step's
+/// event is 0 (the level starts within 0.5 of it); a smaller one can fire at the first step.
 ///
 /// Returns float32 events in {-1, 0, 1}, the shape of `x`. An empty `x` gives an empty result.
 /// Throws UsageError when `threshold` is not a finite number above 0 or `dim` is out of range,
