@@ -178,9 +178,10 @@ Json complete_options(const PluginDescription& plugin, const Json& options,
                                            plugin.name, printable(key, 60), option_names(plugin)));
       }
       if (!has_type(value, it->type)) {
+        const bool vowel = it->type.find_first_of("aeiou") == 0;
         throw UsageError(fmt::format("{} '{}': option '{}' must be {} {}, got {}", family,
-                                     plugin.name, key, it->type == "integer" ? "an" : "a",
-                                     it->type, json_excerpt(value)));
+                                     plugin.name, key, vowel ? "an" : "a", it->type,
+                                     json_excerpt(value)));
       }
     }
   }
