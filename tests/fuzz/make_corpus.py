@@ -162,6 +162,14 @@ def config_seeds():
                        "latency_batch_size": 1, "startup_runs": 2, "quiet": True,
                        "verbose": False, "json": "r.json", "csv": "r.csv", "text": "r.txt"},
     }
+    configs["dataset"] = {"model": "m.pt", "batch_size": 4, "metrics": ["Accuracy"],
+                          "dataset": {"kind": "speech-commands", "path": "gsc",
+                                      "subset": "testing", "long_clips": "truncate"},
+                          "pre": ["Flatten", {"name": "S2SPreProcessor",
+                                              "options": {"threshold": 1}}],
+                          "post": [{"name": "Argmax", "options": {}}]}
+    configs["dataset_string"] = {"model": "m.pt", "dataset": "speech-commands:data/gsc",
+                                 "metrics": ["Accuracy"]}
     for name, config in configs.items():
         (folder / f"{name}.json").write_text(json.dumps(config, indent=2) + "\n")
     (folder / "comments.json").write_text(
