@@ -27,11 +27,11 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kKnownKeys =
-    "model, data, batch_size, stepwise, metrics, static, workload, pre, post, "
+    "model, data, dataset, batch_size, stepwise, metrics, static, workload, pre, post, "
     "activation_modules, connection_modules, shuffle_seed, threads, warmup, runs, min_time, "
     "max_time, latency_batch_size, startup_runs, max_array_bytes, quiet, verbose, strict, "
     "outputs {json, csv, text}";
-constexpr const char* kMetricList =
+constexpr const char* kSpecList =
     "a list of names (or {\"name\": ..., \"options\": {...}} objects)";
 
 // Reads typed values out of a config, naming the source and the key in every error.
@@ -64,41 +64,47 @@ struct Reader {
     }
     return out;
   }
-  std::vector<MetricSpec> metrics(const std::string& key, const Json& v) const {
-    if (!v.is_array()) wrong(key, kMetricList, v);
-    std::vector<MetricSpec> out;
+  std::vector<PluginSpec> metrics(const std::string& key, const Json& v) const {
+    return specs(key, v, "metric");
+  }
+  std::vector<PluginSpec> processors(const std::string& key, const Json& v) const {
+    return specs(key, v, "processor");
+  }
+  std::vector<PluginSpec> specs(const std::string& key, const Json& v, const char* what) const {
+    if (!v.is_array()) wrong(key, kSpecList, v);
+    std::vector<PluginSpec> out;
     for (std::size_t i = 0; i < v.size(); ++i) {
-      if (!v[i].is_string() && !v[i].is_object()) wrong(key, kMetricList, v);
-      out.push_back(metric(fmt::format("{}[{}]", key, i), v[i]));
+      if (!v[i].is_string() && !v[i].is_object()) wrong(key, kSpecList, v);
+      out.push_back(spec(fmt::format("{}[{}]", key, i), v[i], what));
     }
     return out;
   }
-  MetricSpec metric(const std::string& key, const Json& v) const {
-    if (v.is_string()) return metric_name(key, v.get<std::string>());
-    MetricSpec spec;
+  PluginSpec spec(const std::string& key, const Json& v, const char* what) const {
+    if (v.is_string()) return spec_name(key, v.get<std::string>(), what);
+    PluginSpec spec;
     bool named = false;
     for (const auto& [name, value] : v.items()) {
       if (name == "name") {
-        spec = metric_name(key + ".name", string(key + ".name", value));
+        spec = spec_name(key + ".name", string(key + ".name", value), what);
         named = true;
       } else if (name != "options") {
-        throw UsageError(fmt::format("{}: unknown key '{}.{}' (a metric has name and options)",
-                                     source, key, detail::printable(name, 60)));
+        throw UsageError(fmt::format("{}: unknown key '{}.{}' (a {} has name and options)", source,
+                                     key, detail::printable(name, 60), what));
       }
     }
-    if (!named) wrong(key, "a metric name or an object with \"name\"", v);
+    if (!named) wrong(key, fmt::format("a {} name or an object with \"name\"", what).c_str(), v);
     if (v.contains("options")) {
       if (!v["options"].is_object()) wrong(key + ".options", "an object", v["options"]);
       spec.options = v["options"];
     }
     return spec;
   }
-  // A metric's name. `Name:key=value` is the command line's form: say how a config writes it.
-  MetricSpec metric_name(const std::string& key, const std::string& name) const {
+  // A plugin's name. `Name:key=value` is the command line's form: say how a config writes it.
+  PluginSpec spec_name(const std::string& key, const std::string& name, const char* what) const {
     if (name.find(':') != std::string::npos) {
       std::string hint = "{\"name\": \"Name\", \"options\": {...}}";
       try {
-        const MetricSpec spec = parse_metric_spec(name);
+        const PluginSpec spec = parse_plugin_spec(name, what);
         const std::string written = Json{{"name", spec.name}, {"options", spec.options}}.dump();
         if (written.size() <= 200) hint = written;
       } catch (const UsageError&) {
@@ -109,8 +115,38 @@ struct Reader {
                       "form; a config writes {}",
                       source, key, detail::printable(name, 80), hint));
     }
-    if (name.empty()) wrong(key, "a metric name", Json(name));
-    return MetricSpec{name, Json::object()};
+    if (name.empty()) wrong(key, fmt::format("a {} name", what).c_str(), Json(name));
+    return PluginSpec{name, Json::object()};
+  }
+  // `"kind:path"` or `{"kind": ..., "path": ..., OPTION: VALUE, ...}`.
+  DatasetSpec dataset(const std::string& key, const Json& v) const {
+    DatasetSpec spec;
+    if (v.is_string()) {
+      try {
+        spec = parse_dataset_spec(v.get<std::string>());
+      } catch (const UsageError& e) {
+        throw UsageError(fmt::format("{}: '{}': {}", source, key, e.what()));
+      }
+      spec.path = path(key, Json(spec.path.string()));
+      return spec;
+    }
+    if (!v.is_object()) {
+      wrong(key, "an object {\"kind\": ..., \"path\": ..., options...} or \"KIND:PATH\"", v);
+    }
+    for (const auto& [name, value] : v.items()) {
+      if (name == "kind") {
+        spec.kind = string(key + ".kind", value);
+        if (spec.kind.empty()) wrong(key + ".kind", "a data set kind", value);
+      } else if (name == "path") {
+        if (string(key + ".path", value).empty()) wrong(key + ".path", "a path", value);
+        spec.path = path(key + ".path", value);
+      } else {
+        spec.options[name] = value;
+      }
+    }
+    if (spec.kind.empty()) wrong(key, "an object with \"kind\" and \"path\"", v);
+    if (spec.path.empty()) wrong(key, "an object with \"kind\" and \"path\"", v);
+    return spec;
   }
   OutputFiles outputs(const std::string& key, const Json& v) const {
     if (!v.is_object()) wrong(key, "an object with keys json, csv, text", v);
@@ -151,12 +187,13 @@ const std::map<std::string, Setter>& setters() {
   static const std::map<std::string, Setter> table = {
       {"model", set(&C::model, &R::path)},
       {"data", set(&C::data, &R::path)},
+      {"dataset", set(&C::dataset, &R::dataset)},
       {"stepwise", set(&C::stepwise, &R::boolean)},
       {"static", set(&C::static_metrics, &R::metrics)},
       {"workload", set(&C::workload_metrics, &R::metrics)},
       {"metrics", set(&C::metrics, &R::metrics)},
-      {"pre", set(&C::pre, &R::names)},
-      {"post", set(&C::post, &R::names)},
+      {"pre", set(&C::pre, &R::processors)},
+      {"post", set(&C::post, &R::processors)},
       {"activation_modules", set(&C::activation_modules, &R::names)},
       {"connection_modules", set(&C::connection_modules, &R::names)},
       {"quiet", set(&C::quiet, &R::boolean)},
@@ -173,29 +210,59 @@ void check(const BenchmarkConfig& c, const std::string& source) {
     throw UsageError(fmt::format("{}: '{}' must be {}, got {}", source, key, expected, value));
   };
   detail::check_numbers(c, source);
-  const std::pair<const char*, const std::vector<MetricSpec>*> lists[] = {
-      {"static", &c.static_metrics}, {"workload", &c.workload_metrics}, {"metrics", &c.metrics}};
-  for (const auto& [key, specs] : lists) {
-    for (std::size_t i = 0; i < specs->size(); ++i) {
-      const MetricSpec& spec = (*specs)[i];
-      const std::string field = fmt::format("{}[{}]", key, i);
-      if (spec.name.empty()) wrong(field.c_str(), "a metric with a name", "\"\"");
+  struct List {
+    const char* key;
+    const char* expected;
+    const std::vector<PluginSpec>* specs;
+  };
+  const List lists[] = {{"static", "a metric with a name", &c.static_metrics},
+                        {"workload", "a metric with a name", &c.workload_metrics},
+                        {"metrics", "a metric with a name", &c.metrics},
+                        {"pre", "a processor with a name", &c.pre},
+                        {"post", "a processor with a name", &c.post}};
+  for (const auto& list : lists) {
+    for (std::size_t i = 0; i < list.specs->size(); ++i) {
+      const PluginSpec& spec = (*list.specs)[i];
+      const std::string field = fmt::format("{}[{}]", list.key, i);
+      if (spec.name.empty()) wrong(field.c_str(), list.expected, "\"\"");
       if (!spec.options.is_object()) {
         wrong((field + ".options").c_str(), "an object", detail::json_excerpt(spec.options));
       }
     }
   }
-}
-
-Json metrics_json(const std::vector<MetricSpec>& specs) {
-  Json out = Json::array();
-  for (const auto& spec : specs) {
-    if (spec.options.empty()) {
-      out.push_back(spec.name);
-    } else {
-      out.push_back(Json{{"name", spec.name}, {"options", spec.options}});
+  const DatasetSpec& d = c.dataset;
+  if (!d.empty()) {
+    if (!c.data.empty()) {
+      throw UsageError(fmt::format(
+          "{}: 'data' ({}) and 'dataset' ({}) are both set: give one, an .npz file or a data set "
+          "by kind",
+          source, detail::printable(c.data.string(), 80), detail::printable(d.kind, 40)));
+    }
+    if (d.kind.empty()) wrong("dataset.kind", "a data set kind", "\"\"");
+    if (d.path.empty()) wrong("dataset.path", "a path", "\"\"");
+    if (!d.options.is_object()) {
+      wrong("dataset options", "an object", detail::json_excerpt(d.options));
+    }
+    for (const char* reserved : {"kind", "path"}) {
+      if (d.options.contains(reserved)) {
+        throw UsageError(
+            fmt::format("{}: 'dataset' has an option named '{}', which a config "
+                        "could not write (it is the data set's {})",
+                        source, reserved, reserved));
+      }
     }
   }
+}
+
+Json specs_json(const std::vector<PluginSpec>& specs) {
+  Json out = Json::array();
+  for (const auto& spec : specs) out.push_back(Json(spec));
+  return out;
+}
+
+Json dataset_json(const DatasetSpec& spec) {
+  Json out = Json{{"kind", spec.kind}, {"path", spec.path.string()}};
+  for (const auto& [key, value] : spec.options.items()) out[key] = value;
   return out;
 }
 
@@ -265,13 +332,14 @@ Json BenchmarkConfig::to_json() const {
   if (!comment.empty()) j["_comment"] = comment;
   if (!model.empty()) j["model"] = model.string();
   if (!data.empty()) j["data"] = data.string();
+  if (!dataset.empty()) j["dataset"] = dataset_json(dataset);
   j["batch_size"] = batch_size;
   if (stepwise != d.stepwise) j["stepwise"] = stepwise;
-  if (!static_metrics.empty()) j["static"] = metrics_json(static_metrics);
-  if (!workload_metrics.empty()) j["workload"] = metrics_json(workload_metrics);
-  if (!metrics.empty()) j["metrics"] = metrics_json(metrics);
-  if (!pre.empty()) j["pre"] = names_json(pre);
-  if (!post.empty()) j["post"] = names_json(post);
+  if (!static_metrics.empty()) j["static"] = specs_json(static_metrics);
+  if (!workload_metrics.empty()) j["workload"] = specs_json(workload_metrics);
+  if (!metrics.empty()) j["metrics"] = specs_json(metrics);
+  if (!pre.empty()) j["pre"] = specs_json(pre);
+  if (!post.empty()) j["post"] = specs_json(post);
   if (!activation_modules.empty()) j["activation_modules"] = names_json(activation_modules);
   if (!connection_modules.empty()) j["connection_modules"] = names_json(connection_modules);
   if (shuffle_seed) j["shuffle_seed"] = *shuffle_seed;
@@ -298,8 +366,8 @@ void BenchmarkConfig::write(const fs::path& file) const {
   validate();
   const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
   BenchmarkConfig in_file = *this;
-  for (fs::path* p : {&in_file.model, &in_file.data, &in_file.outputs.json, &in_file.outputs.csv,
-                      &in_file.outputs.text}) {
+  for (fs::path* p : {&in_file.model, &in_file.data, &in_file.dataset.path, &in_file.outputs.json,
+                      &in_file.outputs.csv, &in_file.outputs.text}) {
     *p = path_in_file(*p, folder);
   }
   write_output_file(file, in_file.to_json().dump(2) + "\n");

@@ -39,7 +39,7 @@ BenchmarkConfig every_key(const fs::path& dir) {
   c.static_metrics = {{"Footprint"}, {"ConnectionSparsity"}};
   c.workload_metrics = {{"ClassificationAccuracy"}, {"SynapticOperations"}};
   c.metrics = {{"Latency", Json{{"percentiles", {50, 99}}, {"mode", "fast"}}}, {"DenseMACs"}};
-  c.pre = {"Flatten"};
+  c.pre = {{"S2SPreProcessor", Json{{"threshold", 1}}}, "Flatten"};
   c.post = {"ChooseMaxCount"};
   c.activation_modules = {"ReLU", "Leaky"};
   c.connection_modules = {"Linear"};
@@ -517,4 +517,120 @@ TEST_CASE("format_metric_spec writes what parse_metric_spec reads", "[config][me
   CHECK(back.name == spec.name);
   CHECK(back.options == spec.options);
   CHECK(neurobench::format_metric_spec({"Footprint"}) == "Footprint");
+}
+
+TEST_CASE("a config's dataset is an object of kind, path and options, or KIND:PATH",
+          "[config][dataset]") {
+  neurobench::test::TempDir dir;
+  write(dir / "a.json", R"({"model": "net.pt", "dataset": {"kind": "speech-commands",
+      "path": "data", "subset": "testing", "long_clips": "truncate"}})");
+  const BenchmarkConfig a = BenchmarkConfig::read(dir / "a.json");
+  CHECK(a.data.empty());
+  CHECK(a.dataset.kind == "speech-commands");
+  CHECK(a.dataset.path == dir / "data");  // from the config's folder
+  CHECK(a.dataset.options == Json{{"subset", "testing"}, {"long_clips", "truncate"}});
+  CHECK(a.to_json()["dataset"] == Json{{"kind", "speech-commands"},
+                                       {"path", (dir / "data").string()},
+                                       {"subset", "testing"},
+                                       {"long_clips", "truncate"}});
+  // Written back relative to the file's folder, and read back the same.
+  a.write(dir / "b.json");
+  const auto written = Json::parse(neurobench::test::read_file(dir / "b.json"));
+  CHECK(written["dataset"]["path"] == "data");
+  require_equal(BenchmarkConfig::read(dir / "b.json"), a);
+  CHECK(BenchmarkConfig::from_json(a.to_json()).to_json() == a.to_json());
+
+  write(dir / "c.json", R"({"dataset": "speech-commands:gsc/speech_commands_v0.02"})");
+  const BenchmarkConfig c = BenchmarkConfig::read(dir / "c.json");
+  CHECK(c.dataset.kind == "speech-commands");
+  CHECK(c.dataset.path == dir / "gsc/speech_commands_v0.02");
+  CHECK(c.dataset.options == Json::object());
+}
+
+TEST_CASE("a config's dataset errors name the file and the key", "[config][dataset]") {
+  neurobench::test::TempDir dir;
+  const std::string file = (dir / "bad.json").string();
+  CHECK(read_error(dir, R"({"data": "t.npz", "dataset": "speech-commands:gsc"})") ==
+        file + ": 'data' (" + (dir / "t.npz").string() +
+            ") and 'dataset' (speech-commands) are both set: give one, an .npz file or a data "
+            "set by kind");
+  CHECK(read_error(dir, R"({"dataset": "gsc"})") ==
+        file +
+            ": 'dataset': data set 'gsc': no ':' between the kind and the path (write "
+            "KIND:PATH, such as speech-commands:data/speech_commands_v0.02; kinds: "
+            "speech-commands)");
+  CHECK(read_error(dir, R"({"dataset": {"path": "gsc"}})") ==
+        file + ": 'dataset' must be an object with \"kind\" and \"path\", got {\"path\":\"gsc\"}");
+  CHECK(read_error(dir, R"({"dataset": {"kind": "speech-commands"}})") ==
+        file +
+            ": 'dataset' must be an object with \"kind\" and \"path\", got "
+            "{\"kind\":\"speech-commands\"}");
+  CHECK(read_error(dir, R"({"dataset": {"kind": "speech-commands", "path": ""}})") ==
+        file + ": 'dataset.path' must be a path, got \"\"");
+  CHECK(read_error(dir, R"({"dataset": {"kind": 3, "path": "gsc"}})") ==
+        file + ": 'dataset.kind' must be a string, got 3");
+  CHECK(read_error(dir, R"({"dataset": 3})") ==
+        file +
+            ": 'dataset' must be an object {\"kind\": ..., \"path\": ..., options...} or "
+            "\"KIND:PATH\", got 3");
+  // In memory, validate() refuses what a file could not hold.
+  BenchmarkConfig c;
+  c.dataset = {"speech-commands", "", Json::object()};
+  CHECK_THROWS_WITH(c.validate(), "config: 'dataset.path' must be a path, got \"\"");
+  c.dataset = {"speech-commands", "gsc", Json{{"path", "x"}}};
+  CHECK_THROWS_WITH(c.validate(), Catch::Contains("'dataset' has an option named 'path'"));
+  c.dataset = {"", "gsc", Json::object()};
+  CHECK_THROWS_AS(c.validate(), UsageError);
+}
+
+TEST_CASE("pre- and post-processors in a config take options like metrics", "[config]") {
+  neurobench::test::TempDir dir;
+  write(dir / "a.json", R"({"pre": ["Flatten", {"name": "MFCCPreProcessor",
+      "options": {"n_mfcc": 20, "melkwargs": {"n_fft": 512}}}], "post": ["Argmax"]})");
+  const BenchmarkConfig a = BenchmarkConfig::read(dir / "a.json");
+  REQUIRE(a.pre.size() == 2);
+  CHECK(a.pre[0].name == "Flatten");
+  CHECK(a.pre[0].options == Json::object());
+  CHECK(a.pre[1].name == "MFCCPreProcessor");
+  CHECK(a.pre[1].options == Json{{"n_mfcc", 20}, {"melkwargs", {{"n_fft", 512}}}});
+  CHECK(a.to_json()["pre"].dump() ==
+        R"(["Flatten",{"name":"MFCCPreProcessor",)"
+        R"("options":{"n_mfcc":20,"melkwargs":{"n_fft":512}}}])");
+  CHECK(read_error(dir, R"({"pre": ["S2SPreProcessor:threshold=1"]})") ==
+        (dir / "bad.json").string() +
+            ": 'pre[0]' is \"S2SPreProcessor:threshold=1\": Name:key=value is the command "
+            "line's form; a config writes {\"name\":\"S2SPreProcessor\",\"options\":"
+            "{\"threshold\":1}}");
+  CHECK(read_error(dir, R"({"post": [{"name": "Argmax", "opts": {}}]})") ==
+        (dir / "bad.json").string() +
+            ": unknown key 'post[0].opts' (a processor has name and options)");
+  CHECK(read_error(dir, R"({"post": [{"name": "Argmax", "options": [1]}]})") ==
+        (dir / "bad.json").string() + ": 'post[0].options' must be an object, got [1]");
+  BenchmarkConfig c;
+  c.post = {""};
+  CHECK_THROWS_WITH(c.validate(), "config: 'post[0]' must be a processor with a name, got \"\"");
+}
+
+TEST_CASE("a processor on the command line is a name, options after a colon, as a metric",
+          "[config][metric_spec]") {
+  const auto specs = neurobench::parse_plugin_specs(
+      R"(S2SPreProcessor:threshold=1,)"
+      R"(MFCCPreProcessor:n_mfcc=20,melkwargs={"n_fft":512,"hop_length":80})",
+      "pre-processor");
+  REQUIRE(specs.size() == 2);
+  CHECK(specs[0].name == "S2SPreProcessor");
+  CHECK(specs[0].options == Json{{"threshold", 1}});
+  CHECK(specs[1].options ==
+        Json{{"n_mfcc", 20}, {"melkwargs", {{"n_fft", 512}, {"hop_length", 80}}}});
+  CHECK(neurobench::format_plugin_spec(specs[1]) ==
+        R"(MFCCPreProcessor:n_mfcc=20,melkwargs={"n_fft":512,"hop_length":80})");
+  CHECK_THROWS_WITH(neurobench::parse_plugin_spec("S2S:", "pre-processor"),
+                    "pre-processor 'S2S:': no options after ':' (write Name or "
+                    "Name:key=value,key=value)");
+  CHECK_THROWS_WITH(neurobench::parse_plugin_specs("A,,B", "post-processor"),
+                    Catch::StartsWith("post-processors 'A,,B': an empty name"));
+  // A name converts to a spec without options, and a spec to a config's JSON.
+  const std::vector<neurobench::PluginSpec> post = {"ChooseMaxCount", "Argmax"};
+  CHECK(Json(post).dump() == R"(["ChooseMaxCount","Argmax"])");
+  CHECK(Json(specs[0]).dump() == R"({"name":"S2SPreProcessor","options":{"threshold":1}})");
 }

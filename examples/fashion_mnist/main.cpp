@@ -89,7 +89,9 @@ void benchmark(Run& run) {
   options.stepwise = c.stepwise;
   auto model = std::make_shared<neurobench::TorchScriptModel>(c.model, options);
   std::vector<std::unique_ptr<neurobench::PostProcessor>> post;
-  for (const auto& name : c.post) post.push_back(neurobench::post_processors().create(name));
+  for (const auto& p : c.post) {
+    post.push_back(neurobench::post_processors().create(p.name, p.options));
+  }
   neurobench::Benchmark bench(
       model, neurobench::DataLoader(run.data, c.loader_options()), {}, std::move(post),
       neurobench::MetricSet::from_specs(c.static_metrics, c.workload_metrics));

@@ -10,6 +10,7 @@
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/data/dataloader.hpp>
+#include <neurobench/datasets/kinds.hpp>
 #include <neurobench/json.hpp>
 #include <neurobench/metrics/metric.hpp>
 
@@ -27,9 +28,11 @@ struct OutputFiles {
 /// `static_metrics` (`static`), `workload_metrics` (`workload`) and `comment` (`_comment`).
 ///
 /// In a file, a relative path is taken from the file's folder; in memory, from the current
-/// directory (read() and write() convert). A metric is `"Name"` or
-/// `{"name": "Name", "options": {...}}`. Keys starting with `_` are notes: `_comment` is kept
-/// in `comment`, the others are ignored.
+/// directory (read() and write() convert). A metric or processor is `"Name"` or
+/// `{"name": "Name", "options": {...}}`. The data are `data` (an `.npz`) or `dataset` (a data
+/// set by kind: `{"kind": "speech-commands", "path": "gsc", "subset": "testing"}`, every key
+/// but `kind` and `path` an option of the kind; or `"speech-commands:gsc"`), not both. Keys
+/// starting with `_` are notes: `_comment` is kept in `comment`, the others are ignored.
 ///
 /// ```cpp
 /// neurobench::BenchmarkConfig config;
@@ -43,13 +46,15 @@ struct BenchmarkConfig {
   std::string comment;          ///< `_comment`: a note for the reader; empty for none.
   std::filesystem::path model;  ///< TorchScript model file; may be left to the command line.
   std::filesystem::path data;   ///< `.npz` with `data` and `targets`; may be left to the CLI.
+  /// A data set by kind (DatasetSpec), instead of `data`; empty for none.
+  DatasetSpec dataset;
   int64_t batch_size = 64;      ///< Samples per batch, >= 1; the last may be smaller.
   bool stepwise = false;        ///< Feed `data[:, t]` one timestep at a time.
   std::vector<MetricSpec> static_metrics;    ///< `static`: static metrics.
   std::vector<MetricSpec> workload_metrics;  ///< `workload`: workload metrics.
   std::vector<MetricSpec> metrics;  ///< Metrics of either family, placed by name after those.
-  std::vector<std::string> pre;     ///< Pre-processors by name, applied in order.
-  std::vector<std::string> post;    ///< Post-processors by name, applied in order.
+  std::vector<PluginSpec> pre;      ///< Pre-processors with their options, applied in order.
+  std::vector<PluginSpec> post;     ///< Post-processors with their options, applied in order.
   std::vector<std::string> activation_modules;  ///< Activation layer classes; empty: defaults.
   std::vector<std::string> connection_modules;  ///< Connection layer classes; empty: defaults.
   std::optional<std::uint64_t> shuffle_seed;    ///< Shuffle with this seed; in order when unset.
@@ -70,8 +75,10 @@ struct BenchmarkConfig {
   OutputFiles outputs;             ///< Results files to write.
 
   /// Throws UsageError naming the field when a number is out of its range (number_range()),
-  /// `min_time` is more than `max_time` with `runs` 0, a metric has no name, or a metric's
-  /// options are not an object.
+  /// `min_time` is more than `max_time` with `runs` 0, a metric or processor has no name or
+  /// options that are not an object, both `data` and `dataset` are set, or `dataset` lacks a
+  /// kind or a path, has options that are not an object, or an option named `kind` or `path`.
+  /// Names (of metrics, processors, data set kinds) are checked when a run makes them.
   void validate() const;
 
   /// The numeric keys, in the documented order: `batch_size`, `shuffle_seed`, `threads`,
@@ -110,8 +117,9 @@ struct BenchmarkConfig {
   /// column (docs/file-formats.md); UsageError naming the file and the key as from_json() does.
   [[nodiscard]] static BenchmarkConfig read(const std::filesystem::path& file);
 
-  /// The config as JSON, keys in the documented order: `_comment` when set, `model` and
-  /// `data` when set, `batch_size`, then every other key whose value is not its default.
+  /// The config as JSON, keys in the documented order: `_comment` when set, `model`, `data`
+  /// and `dataset` (as an object) when set, `batch_size`, then every other key whose value is
+  /// not its default.
   /// Paths are written as they are. from_json(to_json()) gives the config back.
   [[nodiscard]] Json to_json() const;
   /// Validates, then writes the config to `file` (2-space indented JSON) whole or not at all,
@@ -154,5 +162,28 @@ struct BenchmarkConfig {
 /// A metric as the command line writes it: `Name`, or `Name:key=value,...` with each value
 /// as compact JSON. parse_metric_spec() reads it back.
 [[nodiscard]] std::string format_metric_spec(const MetricSpec& spec);
+
+/// parse_metric_spec() for any plugin: `what` names it in messages (`pre-processor 'S2S:': no
+/// options after ':' (...)`).
+///
+/// ```cpp
+/// auto spec = neurobench::parse_plugin_spec(
+///     "MFCCPreProcessor:n_mfcc=20,melkwargs={\"n_fft\":512}", "pre-processor");
+/// // spec.options == {"n_mfcc": 20, "melkwargs": {"n_fft": 512}}
+/// ```
+[[nodiscard]] PluginSpec parse_plugin_spec(std::string_view text, std::string_view what);
+
+/// parse_metric_specs() for any plugin (`--pre`, `--post`): `what` names it in messages.
+[[nodiscard]] std::vector<PluginSpec> parse_plugin_specs(std::string_view list,
+                                                         std::string_view what);
+
+/// A plugin as the command line writes it (format_metric_spec()).
+[[nodiscard]] std::string format_plugin_spec(const PluginSpec& spec);
+
+/// Parses options alone as the command line writes them, `key=value,key=value` (values as in
+/// parse_metric_spec()), into an object; `--dataset-options` takes them. Throws UsageError
+/// starting with `what` and quoting `text` for an empty text, an option without `=` or value,
+/// an empty key, or a key given twice.
+[[nodiscard]] Json parse_options(std::string_view text, std::string_view what);
 
 }  // namespace neurobench

@@ -15,6 +15,34 @@
 
 namespace neurobench {
 
+/// A plugin (metric, pre- or post-processor) asked for by name, with the options it should run
+/// with (an object; see PluginDescription::options). Configs write it as `"Name"` or
+/// `{"name": "Name", "options": {...}}`, the command line as `Name` or `Name:key=value,...`
+/// (parse_plugin_spec() in <neurobench/config.hpp>). A name converts to a spec without options:
+/// `std::vector<PluginSpec> post = {"ChooseMaxCount"};`.
+struct PluginSpec {
+  std::string name;               ///< Registered name (lookup ignores case and underscores).
+  Json options = Json::object();  ///< Options; empty for none.
+
+  PluginSpec() = default;
+  /// A plugin by name, with `options` (an object).
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  PluginSpec(std::string name, Json options = Json::object())
+      : name(std::move(name)), options(std::move(options)) {}
+  /// A plugin by name, without options.
+  PluginSpec(const char* name) : name(name) {}  // NOLINT(google-explicit-constructor)
+};
+
+/// A spec as configs write it: `"Name"` without options, `{"name": "Name", "options": {...}}`
+/// with (nlohmann::json's conversion, so `Json j = spec;` works).
+inline void to_json(Json& j, const PluginSpec& spec) {
+  if (spec.options.is_object() && spec.options.empty()) {
+    j = spec.name;
+  } else {
+    j = Json{{"name", spec.name}, {"options", spec.options}};
+  }
+}
+
 /// Reduces a plugin name to its lookup key: lower case, underscores, dashes and spaces
 /// removed, so `classification_accuracy` finds `ClassificationAccuracy`.
 [[nodiscard]] std::string registry_key(std::string_view name);

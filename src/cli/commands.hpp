@@ -28,6 +28,12 @@ struct RunArgs {
   std::map<std::string, std::string> numbers;
   std::string model;
   std::string data;
+  std::string dataset;                       ///< `--dataset KIND:PATH`.
+  std::string subset;                        ///< `--subset`: the data set's `subset` option.
+  std::vector<std::string> dataset_options;  ///< `--dataset-options key=value,...`, as given.
+  /// Processors as given: each string a comma-separated list of `Name` or `Name:key=value,...`.
+  std::vector<std::string> pre;
+  std::vector<std::string> post;
   /// Metrics as given: each string a comma-separated list of `Name` or `Name:key=value,...`.
   std::vector<std::string> static_metrics;
   std::vector<std::string> workload_metrics;
@@ -42,7 +48,9 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args);
 /// The flag of a numeric config key: `--batch-size` for `batch_size`.
 [[nodiscard]] std::string number_flag(const std::string& key);
 /// The config file, if one was given, with the flags given on the command line over it.
-/// Throws UsageError when the model or the data is given by neither, or for a bad metric.
+/// Throws UsageError when the model or the data is given by neither, `--data` and `--dataset`
+/// are both given, `--subset` or `--dataset-options` is given without a data set by kind, or
+/// for a bad metric, processor or data set.
 [[nodiscard]] BenchmarkConfig resolve_run_args(const CLI::App& run, const RunArgs& command_line);
 /// Runs the benchmark `config` describes (read from `config_file`, if not empty); returns
 /// the exit status.

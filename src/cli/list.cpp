@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <neurobench/datasets/kinds.hpp>
 #include <neurobench/metrics/metric.hpp>
 #include <neurobench/processors/processors.hpp>
 
@@ -63,6 +64,19 @@ void print(std::ostream& out, const char* title, const Registry<Base, Descriptio
   }
 }
 
+void print_dataset_kinds(std::ostream& out) {
+  out << "data set kinds (--dataset KIND:PATH, with --subset and --dataset-options):\n";
+  const auto& kinds = dataset_kinds().entries();
+  if (kinds.empty()) out << "  (none)\n";
+  std::size_t name_width = 0;
+  for (const auto& k : kinds) name_width = std::max(name_width, k.name.size());
+  for (const auto& k : kinds) {
+    out << fmt::format("  {:<{}}  {}\n", k.name, name_width, k.description);
+    out << fmt::format("    PATH: {}\n", k.path_description);
+    out << origin(k) << options_text(k);
+  }
+}
+
 }  // namespace
 
 int list_command(std::ostream& out) {
@@ -76,6 +90,8 @@ int list_command(std::ostream& out) {
   print(out, "pre-processors (--pre)", pre_processors());
   out << "\n";
   print(out, "post-processors (--post)", post_processors());
+  out << "\n";
+  print_dataset_kinds(out);
   out << "\nNames are matched ignoring case and underscores (classification_accuracy works).\n"
          "Options: Name:key=value,... on the command line, {\"name\": ..., \"options\": {...}} "
          "in configs.\n";

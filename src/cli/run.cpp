@@ -9,6 +9,7 @@
 #include <neurobench/benchmark.hpp>
 #include <neurobench/config.hpp>
 #include <neurobench/data/dataset.hpp>
+#include <neurobench/datasets/kinds.hpp>
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/io/output_file.hpp>
@@ -59,12 +60,22 @@ std::string number_flag(const std::string& key) {
 
 CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
   CLI::App* run = app.add_subcommand(
-      "run", "Run a benchmark: a TorchScript model over an .npz data set, with metrics");
+      "run", "Run a benchmark: a TorchScript model over an .npz or a data set, with metrics");
   run->add_option("config", a.config,
                   std::string("a benchmark config (JSON) with keys ") + BenchmarkConfig::keys() +
                       "; flags given after it override it");
   run->add_option("--model", a.model, "TorchScript model file (.pt)");
   run->add_option("--data", a.data, ".npz file with arrays 'data' and 'targets'");
+  run->add_option("--dataset", a.dataset,
+                  "a data set by kind instead of --data: KIND:PATH, such as "
+                  "speech-commands:data/speech_commands_v0.02 ('neurobench list' shows the kinds)")
+      ->type_name("KIND:PATH");
+  run->add_option("--subset", a.subset,
+                  "the data set's subset (its option 'subset'): speech-commands takes training, "
+                  "validation, testing or all");
+  run->add_option("--dataset-options", a.dataset_options,
+                  "the data set's other options, comma-separated: key=value,key=value")
+      ->type_name("KEY=VALUE,...");
   add_number(*run, a, "batch_size", "INT", fmt::format("{}", a.flags.batch_size),
              "samples per batch; the last may be smaller");
   run->add_option("--static", a.static_metrics,
@@ -75,10 +86,12 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
                   "any metrics, static or workload, comma-separated (Name or "
                   "Name:key=value,key=value): each goes where it belongs (added to --static and "
                   "--workload)");
-  run->add_option("--pre", a.flags.pre, "pre-processors, comma-separated, applied in order")
-      ->delimiter(',');
-  run->add_option("--post", a.flags.post, "post-processors, comma-separated, applied in order")
-      ->delimiter(',');
+  run->add_option("--pre", a.pre,
+                  "pre-processors, comma-separated, applied in order: Name or "
+                  "Name:key=value,key=value");
+  run->add_option("--post", a.post,
+                  "post-processors, comma-separated, applied in order: Name or "
+                  "Name:key=value,key=value");
   run->add_flag("--stepwise", a.flags.stepwise,
                 "feed data[:, t] one timestep at a time (spiking networks), stacking the spikes");
   run->add_option("--activation-modules", a.flags.activation_modules,
@@ -107,10 +120,11 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
 }
 
 namespace {
-// Checks every name before any work is done, so that bad usage fails fast.
+// Checks every name and option before any work is done, so that bad usage fails fast.
 void check_names(const BenchmarkConfig& c) {
-  for (const auto& n : c.pre) (void)pre_processors().create(n);
-  for (const auto& n : c.post) (void)post_processors().create(n);
+  for (const auto& p : c.pre) (void)pre_processors().create(p.name, p.options);
+  for (const auto& p : c.post) (void)post_processors().create(p.name, p.options);
+  if (!c.dataset.empty()) (void)dataset_kinds().check(c.dataset);
   if (c.static_metrics.empty() && c.workload_metrics.empty() && c.metrics.empty()) {
     throw UsageError("no metrics asked for: give --metrics, --static or --workload (see "
                      "'neurobench list')");
@@ -135,15 +149,47 @@ void place_metrics(const BenchmarkConfig& c, std::vector<MetricSpec>& static_spe
   }
 }
 
-// The metrics of a flag: every value given, each a comma-separated list.
-std::vector<MetricSpec> metric_flag(const char* flag, const std::vector<std::string>& values) {
-  std::vector<MetricSpec> out;
+// The metrics or processors of a flag: every value given, each a comma-separated list.
+std::vector<PluginSpec> spec_flag(const char* flag, const std::vector<std::string>& values,
+                                  const char* what = "metric") {
+  std::vector<PluginSpec> out;
   for (const auto& value : values) {
     try {
-      for (auto& spec : parse_metric_specs(value)) out.push_back(std::move(spec));
+      for (auto& spec : parse_plugin_specs(value, what)) out.push_back(std::move(spec));
     } catch (const UsageError& e) {
       throw UsageError(fmt::format("{}: {}", flag, e.what()));
     }
+  }
+  return out;
+}
+
+// `--dataset-options a=1,b=x` (each value given): the options of a data set.
+Json dataset_options_flag(const std::vector<std::string>& values) {
+  Json options = Json::object();
+  for (const auto& value : values) {
+    const Json parsed = parse_options(value, "--dataset-options");
+    for (const auto& [key, v] : parsed.items()) {
+      if (options.contains(key)) {
+        throw UsageError(fmt::format("--dataset-options: option '{}' is given twice", key));
+      }
+      options[key] = v;
+    }
+  }
+  return options;
+}
+
+// The processors as results record them: each with its options complete (defaults filled in),
+// as a config writes it.
+template <class Registry>
+Json processors_json(const std::vector<PluginSpec>& specs, const Registry& registry) {
+  Json out = Json::array();
+  for (const auto& spec : specs) {
+    const auto* entry = registry.find(spec.name);
+    PluginSpec recorded{entry != nullptr ? entry->name : spec.name, spec.options};
+    if (entry != nullptr) {
+      recorded.options = detail::complete_options(*entry, spec.options, registry.family());
+    }
+    out.push_back(Json(recorded));
   }
   return out;
 }
@@ -175,7 +221,8 @@ void check_outputs(const std::vector<ResultsFile>& files, const BenchmarkConfig&
     }
     outputs.push_back(f.file);
   }
-  std::vector<NamedFile> inputs = {{c.model, "--model"}, {c.data, "--data"}};
+  std::vector<NamedFile> inputs = {{c.model, "--model"}};
+  if (!c.data.empty()) inputs.push_back({c.data, "--data"});
   if (!config_file.empty()) inputs.push_back({config_file, "the config file"});
   check_distinct_files(outputs, inputs);
 }
@@ -211,14 +258,46 @@ BenchmarkConfig resolve_run_args(const CLI::App& run, const RunArgs& cli) {
   const auto given = [&](const char* name) { return run.get_option(name)->count() > 0; };
   const BenchmarkConfig& f = cli.flags;
   if (given("--model")) merged.model = cli.model;
-  if (given("--data")) merged.data = cli.data;
-  if (given("--static")) merged.static_metrics = metric_flag("--static", cli.static_metrics);
-  if (given("--workload")) {
-    merged.workload_metrics = metric_flag("--workload", cli.workload_metrics);
+  if (given("--data") && given("--dataset")) {
+    throw UsageError(
+        "--data and --dataset are mutually exclusive: --data reads an .npz file, "
+        "--dataset a data set by kind (KIND:PATH)");
   }
-  if (given("--metrics")) merged.metrics = metric_flag("--metrics", cli.metrics);
-  if (given("--pre")) merged.pre = f.pre;
-  if (given("--post")) merged.post = f.post;
+  // Either flag replaces whatever data the config named.
+  if (given("--data")) {
+    merged.data = cli.data;
+    merged.dataset = DatasetSpec{};
+  }
+  if (given("--dataset")) {
+    try {
+      merged.dataset = parse_dataset_spec(cli.dataset);
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("--dataset: {}", e.what()));
+    }
+    merged.data.clear();
+  }
+  for (const char* flag : {"--subset", "--dataset-options"}) {
+    if (given(flag) && merged.dataset.empty()) {
+      throw UsageError(fmt::format(
+          "{} needs a data set by kind: give --dataset KIND:PATH (or a config's 'dataset'); "
+          "{}",
+          flag,
+          merged.data.empty() ? "no data set is given"
+                              : "--data names an .npz file, which has no subsets or options"));
+    }
+  }
+  if (given("--dataset-options")) {
+    const Json options = dataset_options_flag(cli.dataset_options);
+    for (const auto& [key, value] : options.items()) merged.dataset.options[key] = value;
+  }
+  if (given("--subset")) merged.dataset.options["subset"] = cli.subset;
+  if (given("--static")) merged.static_metrics = spec_flag("--static", cli.static_metrics);
+  if (given("--workload")) {
+    merged.workload_metrics = spec_flag("--workload", cli.workload_metrics);
+  }
+  if (given("--metrics")) merged.metrics = spec_flag("--metrics", cli.metrics);
+  if (given("--pre")) merged.pre = spec_flag("--pre", cli.pre, "pre-processor");
+  if (given("--post")) merged.post = spec_flag("--post", cli.post, "post-processor");
   if (given("--stepwise")) merged.stepwise = f.stepwise;
   if (given("--activation-modules")) merged.activation_modules = f.activation_modules;
   if (given("--connection-modules")) merged.connection_modules = f.connection_modules;
@@ -235,7 +314,9 @@ BenchmarkConfig resolve_run_args(const CLI::App& run, const RunArgs& cli) {
   }
   const std::string where = cli.config.empty() ? "" : " (on the command line or in the config)";
   if (merged.model.empty()) throw UsageError("--model is required" + where);
-  if (merged.data.empty()) throw UsageError("--data is required" + where);
+  if (merged.data.empty() && merged.dataset.empty()) {
+    throw UsageError("--data (an .npz file) or --dataset (KIND:PATH) is required" + where);
+  }
   return merged;
 }
 
@@ -255,12 +336,19 @@ int run_command(const BenchmarkConfig& c, const std::string& config_file) {
   TorchScriptOptions model_options;
   model_options.stepwise = c.stepwise;
   auto model = std::make_shared<TorchScriptModel>(c.model, model_options);
-  auto dataset = std::make_shared<TensorDataset>(TensorDataset::from_npz(c.data, c.npz_options()));
+  std::shared_ptr<Dataset> dataset;
+  if (c.dataset.empty()) {
+    dataset = std::make_shared<TensorDataset>(TensorDataset::from_npz(c.data, c.npz_options()));
+  } else {
+    DatasetOpenOptions open;
+    open.quiet = c.quiet;
+    dataset = dataset_kinds().open(c.dataset, open);
+  }
 
   std::vector<std::unique_ptr<PreProcessor>> pre;
-  for (const auto& n : c.pre) pre.push_back(pre_processors().create(n));
+  for (const auto& p : c.pre) pre.push_back(pre_processors().create(p.name, p.options));
   std::vector<std::unique_ptr<PostProcessor>> post;
-  for (const auto& n : c.post) post.push_back(post_processors().create(n));
+  for (const auto& p : c.post) post.push_back(post_processors().create(p.name, p.options));
 
   LayerSetup layers = Benchmark::default_layers();
   if (!c.activation_modules.empty()) layers.activation_types = c.activation_modules;
@@ -276,7 +364,20 @@ int run_command(const BenchmarkConfig& c, const std::string& config_file) {
   } catch (const Interrupted& e) {
     throw Interrupted(std::string(e.what()) + ": no results written", e.signal());
   }
-  results.run["data"] = c.data.string();
+  if (c.dataset.empty()) {
+    results.run["data"] = c.data.string();
+  } else {
+    const DatasetKind* kind = dataset_kinds().find(c.dataset.kind);
+    const std::string kind_name = kind != nullptr ? kind->name : c.dataset.kind;
+    results.run["data"] = kind_name + ":" + c.dataset.path.string();
+    results.run["dataset"] = {{"kind", kind_name},
+                              {"path", c.dataset.path.string()},
+                              {"options", dataset_kinds().check(c.dataset)},
+                              {"samples", dataset->size()},
+                              {"description", dataset->describe()}};
+  }
+  if (!c.pre.empty()) results.run["pre"] = processors_json(c.pre, pre_processors());
+  if (!c.post.empty()) results.run["post"] = processors_json(c.post, post_processors());
   results.run["stepwise"] = c.stepwise;
   if (!config_file.empty()) results.run["config"] = config_file;
 

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "metrics/layer_probe.hpp"
-#include "runtime/progress.hpp"
+#include "util/progress.hpp"
 #include "runtime/run_state.hpp"
 #include "util/non_finite.hpp"
 

@@ -106,6 +106,43 @@ def idx_seeds():
     (folder / "empty.idx").write_bytes(idx_bytes(0x08, np.zeros((0, 2), dtype="u1")))
 
 
+def wav_bytes(samples=b"", channels=1, rate=16000, bits=16, tag=1, extensible=False,
+              declared=None, extra_chunks=b""):
+    """A RIFF WAVE file: a fmt chunk (WAVE_FORMAT_EXTENSIBLE when asked), chunks, then data."""
+    block = channels * bits // 8
+    fmt = struct.pack("<HHIIHH", 0xFFFE if extensible else tag, channels, rate, rate * block,
+                      block, bits)
+    if extensible:
+        guid = struct.pack("<H", tag) + bytes.fromhex("000000001000800000aa00389b71")
+        fmt += struct.pack("<HHI", 22, bits, 0) + guid
+    body = b"WAVE" + b"fmt " + struct.pack("<I", len(fmt)) + fmt + extra_chunks
+    body += b"data" + struct.pack("<I", len(samples) if declared is None else declared) + samples
+    if len(samples) % 2:
+        body += b"\0"
+    return b"RIFF" + struct.pack("<I", len(body)) + body
+
+
+def wav_seeds():
+    folder = fresh("wav")
+    pcm16 = np.array([0, 1, -1, 32767, -32768, 1000, -1000, 7], dtype="<i2").tobytes()
+    (folder / "pcm16_mono.wav").write_bytes(wav_bytes(pcm16))
+    (folder / "pcm16_stereo_8k.wav").write_bytes(wav_bytes(pcm16, channels=2, rate=8000))
+    (folder / "pcm16_second.wav").write_bytes(
+        wav_bytes((np.arange(16001) * 37 % 65536 - 32768).astype("<i2").tobytes()))
+    (folder / "pcm16_empty.wav").write_bytes(wav_bytes(b""))
+    (folder / "pcm16_list_chunk.wav").write_bytes(
+        wav_bytes(pcm16, extra_chunks=b"LIST" + struct.pack("<I", 4) + b"INFO"))
+    (folder / "pcm16_extensible.wav").write_bytes(wav_bytes(pcm16, extensible=True))
+    (folder / "pcm8.wav").write_bytes(wav_bytes(bytes([0, 128, 255, 1]), bits=8))
+    (folder / "float32.wav").write_bytes(
+        wav_bytes(np.array([0.5, -0.25], dtype="<f4").tobytes(), bits=32, tag=3,
+                  extra_chunks=b"fact" + struct.pack("<II", 4, 2)))
+    (folder / "pcm24.wav").write_bytes(wav_bytes(bytes(range(12)), bits=24))
+    (folder / "truncated_data.wav").write_bytes(wav_bytes(pcm16[:6], declared=200))
+    (folder / "odd_data.wav").write_bytes(wav_bytes(pcm16[:5]))
+    (folder / "header_only.wav").write_bytes(wav_bytes(pcm16)[:30])
+
+
 def config_seeds():
     folder = fresh("config")
     for example in sorted((ROOT / "examples").glob("*/*.json")):
@@ -125,6 +162,14 @@ def config_seeds():
                        "latency_batch_size": 1, "startup_runs": 2, "quiet": True,
                        "verbose": False, "json": "r.json", "csv": "r.csv", "text": "r.txt"},
     }
+    configs["dataset"] = {"model": "m.pt", "batch_size": 4, "metrics": ["Accuracy"],
+                          "dataset": {"kind": "speech-commands", "path": "gsc",
+                                      "subset": "testing", "long_clips": "truncate"},
+                          "pre": ["Flatten", {"name": "S2SPreProcessor",
+                                              "options": {"threshold": 1}}],
+                          "post": [{"name": "Argmax", "options": {}}]}
+    configs["dataset_string"] = {"model": "m.pt", "dataset": "speech-commands:data/gsc",
+                                 "metrics": ["Accuracy"]}
     for name, config in configs.items():
         (folder / f"{name}.json").write_text(json.dumps(config, indent=2) + "\n")
     (folder / "comments.json").write_text(
@@ -147,6 +192,7 @@ if __name__ == "__main__":
     arrays = npy_seeds()
     npz_seeds(arrays)
     idx_seeds()
+    wav_seeds()
     config_seeds()
     results_seeds()
     for target in sorted(CORPUS.iterdir()):

@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
                         : torch::zeros({batch.data.dim() > 0 ? batch.data.size(0) : 1},
                                        torch::kLong);
     for (int i = 3; i < argc; ++i) {
-      const neurobench::MetricSpec spec = neurobench::parse_metric_spec(argv[i]);
+      const neurobench::PluginSpec spec = neurobench::parse_plugin_spec(argv[i], "pre-processor");
       auto pre = neurobench::pre_processors().create(spec.name, spec.options);
       batch = (*pre)(batch);
     }

@@ -180,12 +180,8 @@ class TimingMetric {
 };
 
 /// A metric asked for by name, with the options it should run with (an object; see
-/// MetricDescription::options). Configs write it as `"Name"` or
-/// `{"name": "Name", "options": {...}}`, the command line as `Name` or `Name:key=value,...`.
-struct MetricSpec {
-  std::string name;                ///< Registered name (lookup ignores case and underscores).
-  Json options = Json::object();  ///< Options; empty for none.
-};
+/// MetricDescription::options): a PluginSpec.
+using MetricSpec = PluginSpec;
 
 /// Static metrics by name, built-ins included.
 [[nodiscard]] Registry<StaticMetric, MetricDescription>& static_metrics();

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0
+// The data set kinds that `--dataset KIND:PATH` and configs name, and the built-in ones.
+#include <neurobench/datasets/kinds.hpp>
+
+#include <utility>
+
+#include <fmt/format.h>
+
+#include <neurobench/datasets/speech_commands.hpp>
+#include <neurobench/errors.hpp>
+#include <neurobench/registry.hpp>
+
+#include "util/text.hpp"
+
+namespace neurobench {
+namespace {
+
+constexpr const char* kFamily = "data set";
+
+OptionDescription option(std::string name, std::string type, Json default_value,
+                         std::string description) {
+  return OptionDescription{std::move(name), std::move(type), std::move(default_value),
+                           std::move(description)};
+}
+
+DatasetKind speech_commands_kind() {
+  DatasetKind kind;
+  kind.name = "speech-commands";
+  kind.description =
+      "Google Speech Commands v0.02 as NeuroBench reads it: 1 s clips (16000, 1) float32, 35 "
+      "labels (docs/speech-commands.md)";
+  kind.source = "built-in";
+  kind.path_description =
+      "the release folder (holding validation_list.txt), or NeuroBench's root holding "
+      "SpeechCommands/speech_commands_v0.02";
+  kind.options = {
+      option("subset", "string", Json(),
+             "the clips: training, validation, testing or all (--subset)"),
+      option("long_clips", "string", "error",
+             "a clip longer than 1 s: error (refused while indexing) or truncate (its first "
+             "16000 samples)"),
+  };
+  kind.check = [](const Json& options) {
+    (void)datasets::speech_commands_subset(options.at("subset").get<std::string>());
+    (void)datasets::long_clips_from_string(options.at("long_clips").get<std::string>());
+  };
+  kind.make = [](const std::filesystem::path& path, const Json& options,
+                 const DatasetOpenOptions& open) -> std::shared_ptr<Dataset> {
+    datasets::SpeechCommandsOptions o;
+    o.long_clips = datasets::long_clips_from_string(options.at("long_clips").get<std::string>());
+    o.quiet = open.quiet;
+    return std::make_shared<datasets::SpeechCommands>(
+        path, datasets::speech_commands_subset(options.at("subset").get<std::string>()), o);
+  };
+  return kind;
+}
+
+}  // namespace
+
+DatasetSpec parse_dataset_spec(std::string_view text) {
+  const std::size_t colon = text.find(':');
+  const auto bad = [&](const std::string& why) {
+    return UsageError(fmt::format(
+        "data set '{}': {} (write KIND:PATH, such as speech-commands:data/speech_commands_v0.02; "
+        "kinds: {})",
+        detail::printable(text, 100), why, dataset_kinds().known_names()));
+  };
+  if (colon == std::string_view::npos) throw bad("no ':' between the kind and the path");
+  if (colon == 0) throw bad("no kind before ':'");
+  if (colon + 1 == text.size()) throw bad("no path after ':'");
+  DatasetSpec spec;
+  spec.kind = std::string(text.substr(0, colon));
+  spec.path = std::string(text.substr(colon + 1));
+  return spec;
+}
+
+void DatasetKinds::add(DatasetKind kind) {
+  if (registry_key(kind.name).empty()) {
+    throw UsageError("cannot register a data set kind with an empty name");
+  }
+  if (find(kind.name) != nullptr) {
+    throw UsageError(fmt::format("data set kind '{}' is already registered", kind.name));
+  }
+  if (!kind.make) throw UsageError(fmt::format("data set kind '{}' has no factory", kind.name));
+  kinds_.push_back(std::move(kind));
+}
+
+const DatasetKind* DatasetKinds::find(std::string_view name) const {
+  const std::string key = registry_key(name);
+  for (const auto& kind : kinds_) {
+    if (registry_key(kind.name) == key) return &kind;
+  }
+  return nullptr;
+}
+
+const DatasetKind& DatasetKinds::at(std::string_view name) const {
+  const DatasetKind* kind = find(name);
+  if (kind == nullptr) {
+    throw UsageError(fmt::format("unknown data set kind '{}' (known: {})",
+                                 detail::printable(name, 60), known_names()));
+  }
+  return *kind;
+}
+
+Json DatasetKinds::check(const DatasetSpec& spec) const {
+  const DatasetKind& kind = at(spec.kind);
+  if (spec.path.empty()) {
+    throw UsageError(
+        fmt::format("data set '{}' has no path ({})", kind.name, kind.path_description));
+  }
+  Json options = detail::complete_options(kind, spec.options, kFamily);
+  if (kind.check) {
+    try {
+      kind.check(options);
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("{} '{}': {}", kFamily, kind.name, e.what()));
+    }
+  }
+  return options;
+}
+
+std::shared_ptr<Dataset> DatasetKinds::open(const DatasetSpec& spec,
+                                            const DatasetOpenOptions& options) const {
+  const Json complete = check(spec);
+  return at(spec.kind).make(spec.path, complete, options);
+}
+
+std::string DatasetKinds::known_names() const {
+  std::string known;
+  for (const auto& kind : kinds_) known += (known.empty() ? "" : ", ") + kind.name;
+  return known.empty() ? "none" : known;
+}
+
+DatasetKinds& dataset_kinds() {
+  static DatasetKinds kinds = [] {
+    DatasetKinds k;
+    k.add(speech_commands_kind());
+    return k;
+  }();
+  return kinds;
+}
+
+}  // namespace neurobench

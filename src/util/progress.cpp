@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "util/progress.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <utility>
+
+namespace neurobench::detail {
+
+Progress::Progress(bool enabled, std::size_t total, std::string unit)
+    : enabled_(enabled && isatty(fileno(stderr)) != 0),
+      total_(total),
+      unit_(std::move(unit)),
+      start_(std::chrono::steady_clock::now()),
+      last_(start_) {}
+
+void Progress::update(std::size_t done) {
+  if (!enabled_) return;
+  const auto now = std::chrono::steady_clock::now();
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  if (elapsed < 0.5 && done < total_) return;  // work shorter than a moment shows nothing
+  // Redrawn at most ten times a second: an index of 100,000 files updates it for each file.
+  if (shown_ && done < total_ && now - last_ < std::chrono::milliseconds(100)) return;
+  shown_ = true;
+  last_ = now;
+  const int width = 30;
+  const auto filled =
+      static_cast<int>(width * std::min(done, total_) / std::max<std::size_t>(total_, 1));
+  std::fprintf(stderr, "\r[%-*s] %zu/%zu %s %.1fs", width,
+               std::string(static_cast<std::size_t>(filled), '#').c_str(), done, total_,
+               unit_.c_str(), elapsed);
+  std::fflush(stderr);
+}
+
+Progress::~Progress() {
+  if (shown_) std::fprintf(stderr, "\n");
+}
+
+}  // namespace neurobench::detail

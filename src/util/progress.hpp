@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// A progress bar on stderr, for any layer: the workload pass counts batches with it, a data set
+// being indexed counts files. Private to the library (src/).
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace neurobench::detail {
+
+/// A progress bar of `total` steps on stderr (`[####    ] 12/40 batches 1.5s`), shown only on a
+/// terminal and only for work longer than half a second.
+class Progress {
+ public:
+  /// `unit` names the steps in the bar ("batches", "files").
+  Progress(bool enabled, std::size_t total, std::string unit = "batches");
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+  /// `done` steps of the total are finished.
+  void update(std::size_t done);
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+  std::size_t total_;
+  std::string unit_;
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point last_;
+};
+
+}  // namespace neurobench::detail
