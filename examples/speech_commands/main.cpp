@@ -173,7 +173,9 @@ void print_table(const std::vector<Run>& runs, const neurobench::Dataset& data) 
     fmt::print("\n");
   }
   fmt::print("{:<{}}", "benchmark seconds", kLabel);
-  for (const Run& r : runs) fmt::print("{:>{}}{:>{}}", fmt::format("{:.1f}", r.seconds), kColumn, "", kColumn);
+  for (const Run& r : runs) {
+    fmt::print("{:>{}}{:>{}}", fmt::format("{:.1f}", r.seconds), kColumn, "", kColumn);
+  }
   fmt::print("\n\nNeuroBench's figures: its trained networks on the whole testing subset "
              "(11,005 clips). Footprint and dense operations depend only on the networks; the "
              "others on the weights and the data (see README.md).\n");

@@ -234,11 +234,11 @@ def main():
                 failed += 1
                 print(f"FAIL {name}:\n  " + "\n  ".join(bad))
             else:
+                ops = "ACs" if kind == "snn" else "MACs"
                 print(f"ok   {name}: largest relative difference {worst:.2e}; "
                       f"accuracy {got['ClassificationAccuracy']:.4f}, activation sparsity "
-                      f"{got['ActivationSparsity']:.4f}, effective "
-                      f"{'ACs' if kind == 'snn' else 'MACs'} "
-                      f"{got['SynapticOperations']['Effective_ACs' if kind == 'snn' else 'Effective_MACs']:.1f}")
+                      f"{got['ActivationSparsity']:.4f}, effective {ops} "
+                      f"{got['SynapticOperations']['Effective_' + ops]:.1f}")
     if failed:
         print(f"{failed} of 4 comparisons failed")
         return 1

@@ -55,7 +55,8 @@ grep -Eq "regressions? above 5%: ActivationRate" log.txt || fail "compare flags 
 # (The listing goes to a file: `| grep -q` under pipefail fails when grep exits first and
 # neurobench gets SIGPIPE, which the longer listing with processors and data sets made likely.)
 NEUROBENCH_PLUGIN_PATH="$work/walk/mymetrics/build" neurobench list >plugin_path_list.txt
-grep -q "ActivationRate" plugin_path_list.txt || fail "NEUROBENCH_PLUGIN_PATH did not load the library"
+grep -q "ActivationRate" plugin_path_list.txt ||
+  fail "NEUROBENCH_PLUGIN_PATH did not load the library"
 # Bad plugins: exit 2, naming the library.
 expect_usage() {  # expect_usage TEXT COMMAND...
   local text=$1 out rc
