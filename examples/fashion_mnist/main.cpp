@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common/command_line.hpp"
+#include "common/run_results.hpp"
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/config.hpp>
@@ -98,24 +99,7 @@ void benchmark(Run& run) {
   const auto start = std::chrono::steady_clock::now();
   run.results = bench.run(c.run_options());
   run.seconds = seconds_since(start);
-  for (const auto& w : run.results.warnings) fmt::print(stderr, "warning: {}: {}\n", run.key, w);
-  for (const auto& f : run.results.failures) {
-    fmt::print(stderr, "error: {}: {}: {}\n", run.key, f.metric, f.message);
-  }
-}
-
-// A table cell: the value of `metric` (or its `key`), "-" when the run did not compute it.
-std::string cell(const Run& run, const std::string& metric, const std::string& key,
-                 const char* format) {
-  const Json& values = run.results.values;
-  if (!values.contains(metric)) return "-";
-  const Json* v = &values.at(metric);
-  if (!key.empty()) {
-    if (!v->is_object() || !v->contains(key)) return "-";
-    v = &v->at(key);
-  }
-  if (!v->is_number()) return "failed";
-  return fmt::format(fmt::runtime(format), v->get<double>());
+  neurobench::examples::print_messages(run.key, run.results);
 }
 
 void print_table(const std::vector<Run>& runs, int64_t samples) {
@@ -144,7 +128,10 @@ void print_table(const std::vector<Run>& runs, int64_t samples) {
   fmt::print("\n");
   for (const Line& l : lines) {
     fmt::print("{:<{}}", l.label, kLabel);
-    for (const Run& r : runs) fmt::print("{:>{}}", cell(r, l.metric, l.key, l.format), kColumn);
+    for (const Run& r : runs) {
+      fmt::print("{:>{}}", neurobench::examples::cell(r.results, l.metric, l.key, l.format),
+                 kColumn);
+    }
     fmt::print("\n");
   }
   fmt::print("{:<{}}", "benchmark seconds", kLabel);
