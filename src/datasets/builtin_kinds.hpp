@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// The data set kinds built into dataset_kinds(), one file each (src/datasets/*_kind.cpp):
+// what each is called, what its path names, its options and how it opens. Private to the
+// library.
+
+#include <string>
+#include <utility>
+
+#include <neurobench/datasets/kinds.hpp>
+
+namespace neurobench::detail {
+
+/// One option of a data set kind, for its `options` list.
+inline OptionDescription dataset_option(std::string name, std::string type, Json default_value,
+                                        std::string description) {
+  return OptionDescription{std::move(name), std::move(type), std::move(default_value),
+                           std::move(description)};
+}
+
+/// `speech-commands`: Google Speech Commands v0.02 (src/datasets/speech_commands_kind.cpp).
+[[nodiscard]] DatasetKind speech_commands_kind();
+
+}  // namespace neurobench::detail
