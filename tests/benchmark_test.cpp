@@ -312,7 +312,7 @@ TEST_CASE("NaN in the data is a warning naming the array, count and first index,
                                              Catch::Contains("strict"));
 }
 
-TEST_CASE("Inf in a weight is a warning naming the parameter; clean inputs give none",
+TEST_CASE("Inf in a weight is a warning naming the parameter, clean inputs give none",
           "[benchmark][finite]") {
   auto model = std::make_shared<TorchScriptModel>(neurobench::test::fixture("core/regressor.pt"));
   Benchmark clean(model, loader(load("regressor.npz"), 4), {}, {},

@@ -275,7 +275,7 @@ TEST_CASE("run records the SHA-256 of the model and data files in _run", "[cli][
         neurobench::test::sha256sum(fixture("core/regressor.npz")));
 }
 
-TEST_CASE("NaN in the data is a warning recorded in _run; with --strict, exit 2 and no file",
+TEST_CASE("NaN in the data is a warning recorded in _run, with --strict, exit 2 and no file",
           "[cli][integrity]") {
   neurobench::test::TempDir dir;
   const auto data = nan_data(dir);

@@ -32,7 +32,7 @@ std::string classifier_config(const std::string& overrides = "{}") {
 }
 }  // namespace
 
-TEST_CASE("a config file describes a whole run; outputs are relative to it", "[cli][config]") {
+TEST_CASE("a config file describes a whole run, outputs are relative to it", "[cli][config]") {
   neurobench::test::TempDir dir;
   write(dir / "bench.json", classifier_config());
   const auto r = run_cli("run " + q(dir / "bench.json"));
@@ -102,7 +102,7 @@ TEST_CASE("a config's metric may be an object with a name", "[cli][config]") {
   REQUIRE(values.contains("MSE"));
 }
 
-TEST_CASE("a metric's options reach the metric set; options it does not take exit 2",
+TEST_CASE("a metric's options reach the metric set, options it does not take exit 2",
           "[cli][config]") {
   neurobench::test::TempDir dir;
   // Footprint declares no options: asking for one is bad usage, from a flag or a config.

@@ -50,7 +50,7 @@ TEST_CASE("run --dataset speech-commands:PATH --subset testing runs and records 
   CHECK(json.contains("ClassificationAccuracy"));
 }
 
-TEST_CASE("a config names the data set; a relative path is from the config's folder",
+TEST_CASE("a config names the data set, a relative path is from the config's folder",
           "[cli][dataset][config]") {
   TempDir tmp;
   neurobench::test::make_speech_commands(tmp / "SpeechCommands" / "speech_commands_v0.02");

@@ -324,7 +324,7 @@ TEST_CASE("source_sha256 digests the index: the subset, labels, paths and sizes"
   CHECK(testing != sha(SpeechCommandsSubset::Testing));
 }
 
-TEST_CASE("subset and long_clips names convert both ways; unknown ones list the valid names",
+TEST_CASE("subset and long_clips names convert both ways, unknown ones list the valid names",
           "[datasets][speech_commands]") {
   using neurobench::datasets::speech_commands_subset;
   for (const auto s : {SpeechCommandsSubset::Training, SpeechCommandsSubset::Validation,

@@ -347,7 +347,7 @@ TEST_CASE("timed runs use a fixed batch size, clamped to the data set", "[timing
   CHECK_THAT(r.warnings[0], Catch::Contains("larger than the data set"));
 }
 
-TEST_CASE("StartupTime loads the model file afresh; without a file it says so",
+TEST_CASE("StartupTime loads the model file afresh, without a file it says so",
           "[timing][benchmark]") {
   auto count = std::make_shared<int64_t>(0);
   std::vector<std::unique_ptr<neurobench::PreProcessor>> pre;

@@ -482,7 +482,7 @@ TEST_CASE("a traced snnTorch network run step-wise gives stateless spikes and tw
   CHECK(model.warnings() == warnings);
 }
 
-TEST_CASE("the graph check warns before any batch; the state check after a batch of 2 or more "
+TEST_CASE("the graph check warns before any batch, the state check after a batch of 2 or more "
           "timesteps",
           "[model][stepwise][state]") {
   const auto data = neurobench::TensorDataset::from_npz(stepwise_fixture("traced_snntorch.npz"));

@@ -90,7 +90,7 @@ TEST_CASE("non-finite values are written as strings, failed metrics as null, in 
                           Catch::Contains("MembraneUpdates        FAILED\n"));
 }
 
-TEST_CASE("a run warns about each metric with a non-finite value; exit status unchanged",
+TEST_CASE("a run warns about each metric with a non-finite value, exit status unchanged",
           "[report][nan][benchmark]") {
   auto model = std::make_shared<neurobench::TorchScriptModel>(
       neurobench::test::fixture("core/classifier.pt"));
@@ -173,7 +173,7 @@ TEST_CASE("neurobench run --strict: a non-finite metric value is an error, exit 
   REQUIRE_THAT(strict.out, !Catch::Contains("MSE"));  // no table either
 }
 
-TEST_CASE("results files with non-finite strings load; other strings and old nulls as before",
+TEST_CASE("results files with non-finite strings load, other strings and old nulls as before",
           "[report][nan]") {
   const auto r = run_of("r", R"({"A": "NaN", "B": {"x": "Infinity", "y": "-Infinity"},
                                  "C": null, "D": 1})");
