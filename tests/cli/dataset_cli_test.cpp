@@ -228,7 +228,8 @@ TEST_CASE("run --dataset wisdm:FILE --subset test runs a model and records the d
   }
 }
 
-TEST_CASE("a config names a wisdm data set; flags override its subset", "[cli][dataset][wisdm]") {
+TEST_CASE("a config names a wisdm data set, and --subset overrides its subset",
+          "[cli][dataset][wisdm]") {
   TempDir tmp;
   write_wisdm(tmp / "w.npz");
   std::ofstream(tmp / "bench.json") << R"({

@@ -284,8 +284,8 @@ TEST_CASE("WISDM arrays of the wrong shape are refused, naming file, array and s
 }
 
 TEST_CASE(
-    "a WISDM array of a non-numeric dtype is refused, naming file, array and dtype; "
-    "arrays the subset does not use are not read",
+    "a WISDM array of a non-numeric dtype is refused, naming file, array and dtype, "
+    "and arrays the subset does not use are not read",
     "[datasets][wisdm]") {
   TempDir tmp;
   const fs::path file = tmp / "w.npz";
