@@ -22,4 +22,7 @@ inline OptionDescription dataset_option(std::string name, std::string type, Json
 /// `speech-commands`: Google Speech Commands v0.02 (src/datasets/speech_commands_kind.cpp).
 [[nodiscard]] DatasetKind speech_commands_kind();
 
+/// `wisdm`: NeuroBench's WISDM activity recognition file (src/datasets/wisdm_kind.cpp).
+[[nodiscard]] DatasetKind wisdm_kind();
+
 }  // namespace neurobench::detail

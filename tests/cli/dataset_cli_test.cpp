@@ -7,7 +7,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <neurobench/io/npz.hpp>
+
 #include "datasets/speech_commands_folder.hpp"
+#include "file_digest.hpp"
 #include "support.hpp"
 
 using neurobench::test::fixture;
@@ -106,11 +109,11 @@ TEST_CASE("misused data set flags exit 2 with one clear message", "[cli][dataset
        "'dataset'); no data set is given"},
       {"", "error: --data (an .npz file) or --dataset (KIND:PATH) is required"},
       {" --dataset mnist:" + (tmp / "gsc").string() + " --subset all",
-       "error: unknown data set kind 'mnist' (known: speech-commands)"},
+       "error: unknown data set kind 'mnist' (known: speech-commands, wisdm)"},
       {" --dataset " + q(tmp / "gsc"),
        "error: --dataset: data set '" + (tmp / "gsc").string() +
            "': no ':' between the kind and the path (write KIND:PATH, such as "
-           "speech-commands:data/speech_commands_v0.02; kinds: speech-commands)"},
+           "speech-commands:data/speech_commands_v0.02; kinds: speech-commands, wisdm)"},
       {" --dataset " + gsc,
        "error: data set 'speech-commands' needs option 'subset' (the clips: training, "
        "validation, testing or all (--subset))"},
@@ -166,4 +169,139 @@ TEST_CASE("neurobench list shows the data set kinds with their path and options"
   CHECK_THAT(r.out, Catch::Contains("    option subset (string, required): the clips: training, "
                                     "validation, testing or all (--subset)"));
   CHECK_THAT(r.out, Catch::Contains("    option long_clips (string, default \"error\")"));
+}
+
+namespace {
+
+// A small WISDM file: 5, 3 and 4 windows of (40, 6) float64, one-hot targets of 7 classes.
+void write_wisdm(const std::filesystem::path& file, bool with_arr_3 = true) {
+  torch::manual_seed(9);
+  std::vector<neurobench::NamedArray> arrays;
+  const std::vector<int64_t> sizes = {5, 3, 4};
+  for (std::size_t i = 0; i < 3; ++i) {
+    arrays.emplace_back("arr_" + std::to_string(i),
+                        torch::randn({sizes[i], 40, 6}, torch::kFloat64));
+  }
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (i == 0 && !with_arr_3) continue;
+    const torch::Tensor labels = torch::randint(0, 7, {sizes[i]}, torch::kInt64);
+    arrays.emplace_back("arr_" + std::to_string(i + 3),
+                        torch::one_hot(labels, 7).to(torch::kFloat64));
+  }
+  neurobench::save_npz(file, arrays);
+}
+
+// The WISDM example's committed network: NeuroBench's spiking CNN, (batch, 40, 6) windows in,
+// output spikes (batch, 40, 7) out.
+std::string wisdm_model() {
+  return " --model " + q(fixture("../../examples/wisdm/models/scnn.pt"));
+}
+
+}  // namespace
+
+TEST_CASE("run --dataset wisdm:FILE --subset test runs a model and records the data set",
+          "[cli][dataset][wisdm]") {
+  TempDir tmp;
+  const auto file = tmp / "watch_subset2_40.npz";
+  write_wisdm(file);
+  // The file, or the folder holding it.
+  for (const std::filesystem::path& path : {file, tmp.path()}) {
+    INFO(path);
+    const auto r = run_cli("run" + wisdm_model() + " --dataset " + q("wisdm:" + path.string()) +
+                           " --subset test --batch-size 3 --post ChooseMaxCount --metrics "
+                           "ClassificationAccuracy,Footprint,SynapticOperations -q --json " +
+                           q(tmp / "r.json"));
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const auto json = results(tmp / "r.json");
+    const auto& run = json["_run"];
+    CHECK(run["data"] == "wisdm:" + path.string());
+    CHECK(run["dataset"]["kind"] == "wisdm");
+    CHECK(run["dataset"]["options"] == nlohmann::ordered_json{{"subset", "test"}});
+    CHECK(run["dataset"]["samples"] == 4);
+    CHECK(run["samples"] == 4);
+    CHECK(run["data_sha256"] == neurobench::test::sha256sum(file));
+    // NeuroBench's WISDM network: 230,648 bytes, 8,431,360 dense operations per window.
+    CHECK(json["Footprint"] == 230648);
+    CHECK(json["SynapticOperations"]["Dense"] == 8431360.0);
+    CHECK(json.contains("ClassificationAccuracy"));
+  }
+}
+
+TEST_CASE("a config names a wisdm data set, and --subset overrides its subset",
+          "[cli][dataset][wisdm]") {
+  TempDir tmp;
+  write_wisdm(tmp / "w.npz");
+  std::ofstream(tmp / "bench.json") << R"({
+    "model": ")" << fixture("../../examples/wisdm/models/scnn.pt").string()
+                                    << R"(",
+    "dataset": {"kind": "wisdm", "path": "w.npz", "subset": "val"},
+    "post": ["ChooseMaxCount"],
+    "metrics": ["ClassificationAccuracy", "ActivationSparsity"],
+    "quiet": true,
+    "outputs": {"json": "r.json"}
+  })";
+  auto r = run_cli("run " + q(tmp / "bench.json"));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  auto run = results(tmp / "r.json")["_run"];
+  CHECK(run["dataset"]["samples"] == 3);
+  CHECK(run["dataset"]["path"] == (tmp / "w.npz").string());
+  r = run_cli("run " + q(tmp / "bench.json") + " --subset train");
+  REQUIRE(r.status == 0);
+  run = results(tmp / "r.json")["_run"];
+  CHECK(run["dataset"]["samples"] == 5);
+  CHECK(run["dataset"]["options"]["subset"] == "train");
+}
+
+TEST_CASE("a bad wisdm data set exits 2 with one clear message", "[cli][dataset][wisdm]") {
+  TempDir tmp;
+  write_wisdm(tmp / "w.npz");
+  write_wisdm(tmp / "no_arr_3.npz", /*with_arr_3=*/false);
+  const std::string w = q("wisdm:" + (tmp / "w.npz").string());
+  struct Case {
+    std::string args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {" --dataset " + w,
+       "error: data set 'wisdm' needs option 'subset' (the windows: train, val or test "
+       "(--subset))\n"},
+      {" --dataset " + w + " --subset testing",
+       "error: data set 'wisdm': unknown WISDM subset 'testing' (subsets: train, val, test)\n"},
+      {" --dataset " + w + " --subset test --dataset-options rate=20",
+       "error: data set 'wisdm' has no option 'rate' (options: subset)\n"},
+      {" --dataset " + q("wisdm:" + (tmp / "no_arr_3.npz").string()) + " --subset test",
+       "error: " + (tmp / "no_arr_3.npz").string() +
+           ": no array named 'arr_3' (found: arr_0, arr_1, arr_2, arr_4, arr_5); a WISDM file "
+           "holds arr_0..arr_5: the train, validation and test inputs, then their one-hot "
+           "targets\n"},
+      {" --dataset " + q("wisdm:" + tmp.path().string()) + " --subset test",
+       "error: " + (tmp / "watch_subset2_40.npz").string() +
+           ": no such WISDM file (NeuroBench's WISDM data, watch_subset2_40.npz, is in "
+           "https://drive.google.com/drive/folders/1WCN-XwLM_D2nOTZLY00iGwEJLwDQaUCv)\n"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.args);
+    const auto r =
+        run_cli("run" + wisdm_model() + c.args +
+                " --post ChooseMaxCount --metrics Footprint -q --json " + q(tmp / "r.json"));
+    CHECK(r.status == 2);
+    CHECK(r.err == c.message);
+    CHECK_FALSE(std::filesystem::exists(tmp / "r.json"));
+  }
+}
+
+TEST_CASE("neurobench list shows the wisdm kind with its path and option",
+          "[cli][dataset][wisdm]") {
+  const auto r = run_cli("list");
+  REQUIRE(r.status == 0);
+  // The name column is as wide as the longest kind's name.
+  CHECK_THAT(r.out, Catch::Contains("\n  wisdm ") &&
+                        Catch::Contains("  NeuroBench's WISDM human activity recognition windows: "
+                                        "(40, 6) float32, 7 classes (docs/datasets.md)\n"));
+  CHECK_THAT(r.out, Catch::Contains("    PATH: watch_subset2_40.npz (a path ending in .npz), or "
+                                    "the folder holding it"));
+  CHECK_THAT(r.out, Catch::Contains("    option subset (string, required): the windows: train, "
+                                    "val or test (--subset)"));
 }
