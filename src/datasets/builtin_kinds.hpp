@@ -22,4 +22,7 @@ inline OptionDescription dataset_option(std::string name, std::string type, Json
 /// `speech-commands`: Google Speech Commands v0.02 (src/datasets/speech_commands_kind.cpp).
 [[nodiscard]] DatasetKind speech_commands_kind();
 
+/// `dvs-gesture`: IBM DVS128 Gesture as frames (src/datasets/dvs_gesture_kind.cpp).
+[[nodiscard]] DatasetKind dvs_gesture_kind();
+
 }  // namespace neurobench::detail
