@@ -440,6 +440,15 @@ events::Events DvsGesture::events(std::int64_t index) const {
 
 torch::Tensor DvsGesture::frames(std::int64_t index) const {
   events::Events e = events(index);
+  // The DVS128's pixels: anything else is a damaged file (and would make Denoise's memory as
+  // large as the largest coordinate).
+  for (std::size_t i = 0; i < e.size(); ++i) {
+    if (e.x[i] < 0 || e.x[i] >= kSensorSize || e.y[i] < 0 || e.y[i] >= kSensorSize) {
+      throw InputError(fmt::format(
+          "{}: sample {}: event {} at x {}, y {} lies outside the DVS128's {} x {} pixels",
+          sample(index).file, index, i, e.x[i], e.y[i], kSensorSize, kSensorSize));
+    }
+  }
   try {
     if (options_.filter_time > 0) e = events::denoise(e, options_.filter_time);
     e = events::downsample(e, options_.spatial_factor);

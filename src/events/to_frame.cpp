@@ -202,8 +202,15 @@ torch::Tensor to_frame(const Events& events, const SensorSize& sensor,
   }
 
   const auto n_frames = static_cast<std::int64_t>(slices.size());
-  torch::Tensor frames =
-      torch::zeros({n_frames, sensor.polarities, sensor.height, sensor.width}, torch::kFloat32);
+  torch::Tensor frames;
+  try {
+    frames =
+        torch::zeros({n_frames, sensor.polarities, sensor.height, sensor.width}, torch::kFloat32);
+  } catch (const c10::Error& e) {
+    throw UsageError(fmt::format("{}: cannot allocate {} frames of {} x {} x {}: {}", kWhat,
+                                 n_frames, sensor.polarities, sensor.height, sensor.width,
+                                 e.what_without_backtrace()));
+  }
   float* out = frames.data_ptr<float>();
   const std::int64_t plane = sensor.height * sensor.width;
   for (std::int64_t f = 0; f < n_frames; ++f) {

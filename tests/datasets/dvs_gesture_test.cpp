@@ -13,6 +13,7 @@
 
 #include <neurobench/datasets/kinds.hpp>
 #include <neurobench/errors.hpp>
+#include <neurobench/io/npy.hpp>
 #include <neurobench/io/npz.hpp>
 
 #include "support.hpp"
@@ -264,6 +265,13 @@ TEST_CASE("DvsGesture refuses malformed npy files of tonic's export", "[datasets
   REQUIRE_THROWS_WITH(DvsGesture(tmp / "t", DvsGestureSubset::Test, quiet()),
                       Catch::Contains("5.npy: the structured array has no field 'x'"));
   fs::remove(trial / "5.npy");
+  // A (events, 4) array with an event off the 128 x 128 sensor: found when it is read.
+  neurobench::save_npy(trial / "7.npy",
+                       torch::tensor({200, 1, 0, 5, 1, 1, 1, 6}, torch::kInt).reshape({2, 4}));
+  const DvsGesture off(tmp / "t", DvsGestureSubset::Test, quiet());
+  REQUIRE(off.file(2).filename() == "7.npy");
+  REQUIRE_THROWS_WITH(off.get({2}), Catch::Contains("7.npy: sample 2: event 0 at x 200, y 1") &&
+                                        Catch::Contains("outside the DVS128"));
   write(trial / "11.npy", "");
   REQUIRE_THROWS_WITH(DvsGesture(tmp / "t", DvsGestureSubset::Test, quiet()),
                       Catch::Contains("11.npy: expected a file named by its label"));

@@ -82,7 +82,8 @@ struct DvsGestureOptions {
 /// neither layout (saying what was looked for), a list file, recording or labels csv is
 /// missing or malformed, a label is not 1-11, a file is not AEDAT 3.x or not a readable .npy of
 /// that shape. get() throws InputError for a malformed recording (a truncated packet,
-/// naming its offset) and for events outside the 128 x 128 sensor.
+/// naming its offset), for events outside the 128 x 128 sensor and for timestamps that
+/// decrease within a sample.
 ///
 /// ```cpp
 /// neurobench::datasets::DvsGesture test("data/DvsGesture",

@@ -48,8 +48,9 @@ struct FrameOptions {
 /// - No events: `n_time_bins` (or `n_event_bins`) empty frames, else one (tonic's `ToFrame`).
 /// - A sensor of one polarity takes events of one polarity only, counted as polarity 0.
 ///
-/// Throws UsageError as FrameOptions::validate() and for a sensor size that is not positive
-/// (polarities 1 or 2); InputError when timestamps decrease, an event lies outside the sensor
+/// Throws UsageError as FrameOptions::validate(), for a sensor size that is not positive
+/// (polarities 1 or 2) and when the frames cannot be allocated (a tiny window on a long
+/// recording); InputError when timestamps decrease, an event lies outside the sensor
 /// (naming it and the size), or two polarities meet a one-polarity sensor.
 [[nodiscard]] torch::Tensor to_frame(const Events& events, const SensorSize& sensor,
                                      const FrameOptions& options);
