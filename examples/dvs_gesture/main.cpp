@@ -11,8 +11,8 @@
 #include <string>
 
 #include <ATen/Parallel.h>
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "common/command_line.hpp"
 #include "common/run_results.hpp"
@@ -99,8 +99,7 @@ int no_data(const Args& args) {
              "  dvs_gesture --data data/DVSGesture\n",
              args.data.empty() ? std::string("no data set given (--data FOLDER)")
                                : fmt::format("{}: no such folder", args.data),
-             neurobench::datasets::kDvsGestureUrl,
-             neurobench::datasets::kDvsGestureTonicTestUrl);
+             neurobench::datasets::kDvsGestureUrl, neurobench::datasets::kDvsGestureTonicTestUrl);
   return neurobench::kExitError;
 }
 
@@ -131,10 +130,9 @@ int run(const Args& args) {
   for (const auto& p : c.post) {
     post.push_back(neurobench::post_processors().create(p.name, p.options));
   }
-  neurobench::Benchmark bench(model, neurobench::DataLoader(data, c.loader_options()), {},
-                              std::move(post),
-                              neurobench::MetricSet::from_specs(c.static_metrics,
-                                                                c.workload_metrics));
+  neurobench::Benchmark bench(
+      model, neurobench::DataLoader(data, c.loader_options()), {}, std::move(post),
+      neurobench::MetricSet::from_specs(c.static_metrics, c.workload_metrics));
   const auto start = std::chrono::steady_clock::now();
   const neurobench::Results results = bench.run(c.run_options());
   const double seconds = seconds_since(start);
@@ -151,17 +149,18 @@ int run(const Args& args) {
   }
   fmt::print("{:<{}}{:>{}}\n", "benchmark seconds", kLabel, fmt::format("{:.1f}", seconds),
              kColumn);
-  fmt::print("\nNeuroBench's figures: its trained network on tonic's test subset (264 samples). "
-             "Footprint, connection sparsity and dense operations depend only on the network; "
-             "the others on the weights and the data (see README.md).\n");
+  fmt::print(
+      "\nNeuroBench's figures: its trained network on tonic's test subset (264 samples). "
+      "Footprint, connection sparsity and dense operations depend only on the network; "
+      "the others on the weights and the data (see README.md).\n");
 
   if (!args.json.empty()) {
-    Json all = {{"task", "gesture recognition, IBM DVS128 Gesture (11 classes)"},
-                {"data", {{"folder", args.data}, {"subset", args.subset},
-                          {"samples", data->size()}}},
-                {"model", c.model.string()},
-                {"results", results.values},
-                {"seconds", seconds}};
+    Json all = {
+        {"task", "gesture recognition, IBM DVS128 Gesture (11 classes)"},
+        {"data", {{"folder", args.data}, {"subset", args.subset}, {"samples", data->size()}}},
+        {"model", c.model.string()},
+        {"results", results.values},
+        {"seconds", seconds}};
     if (!results.warnings.empty()) all["warnings"] = results.warnings;
     neurobench::write_output_file(args.json, all.dump(2) + "\n");
   }

@@ -126,9 +126,9 @@ void check_aedat_header(const fs::path& file) {
   in.read(first.data(), static_cast<std::streamsize>(first.size()));
   first.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
   if (first.compare(0, 10, "#!AER-DAT3") != 0) {
-    throw InputError(fmt::format(
-        "{}: not an AEDAT 3.x file: expected a first line '#!AER-DAT3.1', found '{}'",
-        file.string(), detail::printable(first.substr(0, first.find('\n')), 40)));
+    throw InputError(
+        fmt::format("{}: not an AEDAT 3.x file: expected a first line '#!AER-DAT3.1', found '{}'",
+                    file.string(), detail::printable(first.substr(0, first.find('\n')), 40)));
   }
 }
 
@@ -155,9 +155,9 @@ bool check_export_npy(const fs::path& file) {
       const bool has = std::any_of(header.fields.begin(), header.fields.end(),
                                    [&](const detail::NpyField& f) { return f.name == name; });
       if (!has) {
-        throw InputError(fmt::format(
-            "{}: the structured array has no field '{}' (expected fields x, y, p, t)", where,
-            name));
+        throw InputError(
+            fmt::format("{}: the structured array has no field '{}' (expected fields x, y, p, t)",
+                        where, name));
       }
     }
     if (header.shape.size() != 1) {
@@ -183,8 +183,8 @@ std::vector<std::int64_t> as_int64(const torch::Tensor& column) {
   return std::vector<std::int64_t>(v, v + c.numel());
 }
 
-events::Events from_columns(const torch::Tensor& x, const torch::Tensor& y,
-                            const torch::Tensor& p, const torch::Tensor& t) {
+events::Events from_columns(const torch::Tensor& x, const torch::Tensor& y, const torch::Tensor& p,
+                            const torch::Tensor& t) {
   events::Events out;
   const std::vector<std::int64_t> xs = as_int64(x);
   const std::vector<std::int64_t> ys = as_int64(y);
@@ -193,8 +193,7 @@ events::Events from_columns(const torch::Tensor& x, const torch::Tensor& y,
   out.reserve(ts.size());
   const auto* pv = ps.data_ptr<std::uint8_t>();
   for (std::size_t i = 0; i < ts.size(); ++i) {
-    out.push_back(static_cast<std::int32_t>(xs[i]), static_cast<std::int32_t>(ys[i]), pv[i],
-                  ts[i]);
+    out.push_back(static_cast<std::int32_t>(xs[i]), static_cast<std::int32_t>(ys[i]), pv[i], ts[i]);
   }
   return out;
 }
@@ -217,8 +216,8 @@ events::Events read_export_npy(const fs::path& file) {
   }
   const torch::Tensor array = load_npy(file);
   if (array.dim() != 2 || array.size(1) != 4) {
-    throw InputError(fmt::format("{}: an array of shape {}; expected (events, 4)",
-                                 file.string(), detail::numpy_shape_string(array.sizes())));
+    throw InputError(fmt::format("{}: an array of shape {}; expected (events, 4)", file.string(),
+                                 detail::numpy_shape_string(array.sizes())));
   }
   const torch::Tensor t_ms = array.select(1, 3);
   const torch::Tensor t_us = t_ms.mul(1000).to(t_ms.scalar_type());
@@ -247,8 +246,8 @@ void DvsGestureOptions::validate() const {
         filter_time));
   }
   if (!std::isfinite(spatial_factor) || spatial_factor <= 0) {
-    throw UsageError(fmt::format(
-        "DVS Gesture: spatial_factor must be positive and finite, got {}", spatial_factor));
+    throw UsageError(fmt::format("DVS Gesture: spatial_factor must be positive and finite, got {}",
+                                 spatial_factor));
   }
   frame_options().validate();
 }
@@ -283,8 +282,7 @@ DvsGesture::DvsGesture(const fs::path& path, DvsGestureSubset subset, DvsGesture
       throw InputError(
           fmt::format("{}: no such DVS Gesture folder: {}", path.string(), looked_for));
     }
-    throw InputError(
-        fmt::format("{}: not a DVS Gesture folder: {}", path.string(), looked_for));
+    throw InputError(fmt::format("{}: not a DVS Gesture folder: {}", path.string(), looked_for));
   }
 }
 
@@ -338,10 +336,10 @@ void DvsGesture::index_release(const fs::path& folder) {
       }
       header = false;
       if (!numbers || label < 1 || label > kClasses || end < begin) {
-        throw InputError(fmt::format(
-            "{} line {}: '{}': expected class (1-{}), start and end in microseconds "
-            "(start <= end)",
-            csv.string(), row_line, detail::printable(row, 80), kClasses));
+        throw InputError(
+            fmt::format("{} line {}: '{}': expected class (1-{}), start and end in microseconds "
+                        "(start <= end)",
+                        csv.string(), row_line, detail::printable(row, 80), kClasses));
       }
       samples_.push_back({aedat.string(), static_cast<std::int32_t>(label - 1), begin, end});
       add(fmt::format("{} {} {}\n", label - 1, begin, end));
@@ -380,16 +378,16 @@ void DvsGesture::index_export(const fs::path& root) {
       std::int64_t label = 0;
       if (!parse_int(std::string_view(name).substr(0, name.size() - 4), label) ||
           label >= kClasses) {
-        throw InputError(fmt::format(
-            "{}: expected a file named by its label, 0.npy to {}.npy (tonic's export)",
-            (folder_ / trial / name).string(), kClasses - 1));
+        throw InputError(
+            fmt::format("{}: expected a file named by its label, 0.npy to {}.npy (tonic's export)",
+                        (folder_ / trial / name).string(), kClasses - 1));
       }
       files.emplace_back(label, name);
     }
     std::sort(files.begin(), files.end());
     for (const auto& [label, name] : files) {
-      pending.push_back({folder_ / trial / name, trial + "/" + name,
-                         static_cast<std::int32_t>(label)});
+      pending.push_back(
+          {folder_ / trial / name, trial + "/" + name, static_cast<std::int32_t>(label)});
     }
   }
   detail::Sha256 digest;

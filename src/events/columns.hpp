@@ -17,17 +17,15 @@ namespace neurobench::events::detail {
 inline void check_columns(const Events& events, std::string_view what) {
   const std::size_t n = events.t.size();
   if (events.x.size() != n || events.y.size() != n || events.p.size() != n) {
-    throw InputError(fmt::format(
-        "{}: the event columns differ in length (x {}, y {}, p {}, t {})", what,
-        events.x.size(), events.y.size(), events.p.size(), n));
+    throw InputError(fmt::format("{}: the event columns differ in length (x {}, y {}, p {}, t {})",
+                                 what, events.x.size(), events.y.size(), events.p.size(), n));
   }
 }
 
 /// Throws UsageError unless `value` is positive and finite; `name` names the parameter.
 inline void check_positive(double value, std::string_view what, std::string_view name) {
   if (!(std::isfinite(value) && value > 0)) {
-    throw UsageError(
-        fmt::format("{}: {} must be positive and finite, got {}", what, name, value));
+    throw UsageError(fmt::format("{}: {} must be positive and finite, got {}", what, name, value));
   }
 }
 

@@ -23,8 +23,8 @@ Events denoise(const Events& events, double filter_time) {
   std::int64_t height = 0;
   for (std::size_t i = 0; i < events.size(); ++i) {
     if (events.x[i] < 0 || events.y[i] < 0) {
-      throw InputError(fmt::format("{}: event {} has a negative coordinate (x {}, y {})", kWhat,
-                                   i, events.x[i], events.y[i]));
+      throw InputError(fmt::format("{}: event {} has a negative coordinate (x {}, y {})", kWhat, i,
+                                   events.x[i], events.y[i]));
     }
     width = std::max<std::int64_t>(width, events.x[i] + std::int64_t{1});
     height = std::max<std::int64_t>(height, events.y[i] + std::int64_t{1});

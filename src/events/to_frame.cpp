@@ -49,8 +49,8 @@ Slices time_windows(const std::vector<std::int64_t>& t, double window, double ov
   const double stride = window - overlap;
   const auto duration = static_cast<double>(t.back() - t.front());
   const double count = (duration - window) / stride;
-  auto n = static_cast<std::int64_t>((include_incomplete ? std::ceil(count) : std::floor(count)) +
-                                     1);
+  auto n =
+      static_cast<std::int64_t>((include_incomplete ? std::ceil(count) : std::floor(count)) + 1);
   n = std::max<std::int64_t>(n, 1);
   Slices slices;
   for (std::int64_t i = 0; i < n; ++i) {
@@ -96,8 +96,7 @@ Slices event_bins(std::size_t n_events, std::int64_t bins, double overlap) {
 
 int set_count(const FrameOptions& o) {
   return static_cast<int>(o.time_window.has_value()) + static_cast<int>(o.event_count.has_value()) +
-         static_cast<int>(o.n_time_bins.has_value()) +
-         static_cast<int>(o.n_event_bins.has_value());
+         static_cast<int>(o.n_time_bins.has_value()) + static_cast<int>(o.n_event_bins.has_value());
 }
 
 }  // namespace
@@ -109,15 +108,15 @@ void FrameOptions::validate() const {
         "n_event_bins");
   }
   if (!std::isfinite(overlap) || overlap < 0) {
-    throw UsageError(fmt::format("frame options: overlap must be finite and not negative, got {}",
-                                 overlap));
+    throw UsageError(
+        fmt::format("frame options: overlap must be finite and not negative, got {}", overlap));
   }
   if (time_window) {
     detail::check_positive(*time_window, "frame options", "time_window");
     if (!(*time_window - overlap > 0)) {
-      throw UsageError(fmt::format(
-          "frame options: overlap {} leaves no positive stride for time_window {}", overlap,
-          *time_window));
+      throw UsageError(
+          fmt::format("frame options: overlap {} leaves no positive stride for time_window {}",
+                      overlap, *time_window));
     }
   }
   if (event_count) {
@@ -126,21 +125,21 @@ void FrameOptions::validate() const {
           fmt::format("frame options: event_count must be positive, got {}", *event_count));
     }
     if (!(static_cast<double>(*event_count) - overlap > 0)) {
-      throw UsageError(fmt::format(
-          "frame options: overlap {} leaves no positive stride for event_count {}", overlap,
-          *event_count));
+      throw UsageError(
+          fmt::format("frame options: overlap {} leaves no positive stride for event_count {}",
+                      overlap, *event_count));
     }
   }
-  for (const auto& [name, bins] : {std::pair{"n_time_bins", n_time_bins},
-                                   std::pair{"n_event_bins", n_event_bins}}) {
+  for (const auto& [name, bins] :
+       {std::pair{"n_time_bins", n_time_bins}, std::pair{"n_event_bins", n_event_bins}}) {
     if (!bins) continue;
     if (*bins <= 0) {
       throw UsageError(fmt::format("frame options: {} must be positive, got {}", name, *bins));
     }
     if (overlap >= 1) {
-      throw UsageError(fmt::format(
-          "frame options: with {} the overlap is a fraction of a bin below 1, got {}", name,
-          overlap));
+      throw UsageError(
+          fmt::format("frame options: with {} the overlap is a fraction of a bin below 1, got {}",
+                      name, overlap));
     }
   }
   if ((n_time_bins || n_event_bins) && include_incomplete) {
@@ -154,17 +153,17 @@ torch::Tensor to_frame(const Events& events, const SensorSize& sensor,
   detail::check_columns(events, kWhat);
   if (sensor.width <= 0 || sensor.height <= 0 ||
       (sensor.polarities != 1 && sensor.polarities != 2)) {
-    throw UsageError(fmt::format(
-        "{}: sensor size ({}, {}, {}) must have a positive width and height and 1 or 2 "
-        "polarities",
-        kWhat, sensor.width, sensor.height, sensor.polarities));
+    throw UsageError(
+        fmt::format("{}: sensor size ({}, {}, {}) must have a positive width and height and 1 or 2 "
+                    "polarities",
+                    kWhat, sensor.width, sensor.height, sensor.polarities));
   }
   const std::vector<std::int64_t>& t = events.t;
   for (std::size_t i = 1; i < t.size(); ++i) {
     if (t[i] < t[i - 1]) {
-      throw InputError(fmt::format(
-          "{}: timestamps must not decrease, but event {} at {} follows one at {}", kWhat, i,
-          t[i], t[i - 1]));
+      throw InputError(
+          fmt::format("{}: timestamps must not decrease, but event {} at {} follows one at {}",
+                      kWhat, i, t[i], t[i - 1]));
     }
   }
   bool on = false;
@@ -180,8 +179,8 @@ torch::Tensor to_frame(const Events& events, const SensorSize& sensor,
     (events.p[i] != 0 ? on : off) = true;
   }
   if (sensor.polarities == 1 && on && off) {
-    throw InputError(fmt::format(
-        "{}: a sensor of one polarity, but the events have both polarities", kWhat));
+    throw InputError(
+        fmt::format("{}: a sensor of one polarity, but the events have both polarities", kWhat));
   }
 
   Slices slices;

@@ -26,10 +26,9 @@ constexpr std::uint64_t kMaxAedatBytes = std::uint64_t{4} << 30;
 
 std::int32_t get_i32(const std::string& data, std::size_t at) {
   const auto* p = reinterpret_cast<const unsigned char*>(data.data() + at);
-  return static_cast<std::int32_t>(static_cast<std::uint32_t>(p[0]) |
-                                   (static_cast<std::uint32_t>(p[1]) << 8) |
-                                   (static_cast<std::uint32_t>(p[2]) << 16) |
-                                   (static_cast<std::uint32_t>(p[3]) << 24));
+  return static_cast<std::int32_t>(
+      static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
+      (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24));
 }
 
 std::int16_t get_i16(const std::string& data, std::size_t at) {
@@ -44,9 +43,9 @@ std::size_t skip_header(const std::string& data, const std::string& where) {
   const std::string_view first =
       std::string_view(data).substr(0, first_end == std::string::npos ? 80 : first_end);
   if (first.substr(0, 10) != "#!AER-DAT3") {
-    throw InputError(fmt::format(
-        "{}: not an AEDAT 3.x file: expected a first line '#!AER-DAT3.1', found '{}'", where,
-        detail::printable(first, 60)));
+    throw InputError(
+        fmt::format("{}: not an AEDAT 3.x file: expected a first line '#!AER-DAT3.1', found '{}'",
+                    where, detail::printable(first, 60)));
   }
   std::size_t at = 0;
   while (at < data.size() && data[at] == '#') {
@@ -96,8 +95,8 @@ events::Events read_aedat3_polarity(const std::filesystem::path& path, AedatSumm
           "(expected {} and {})",
           where, at, size, ts_offset, kPolaritySize, kPolarityTsOffset));
     }
-    const std::uint64_t body = static_cast<std::uint64_t>(capacity) *
-                               static_cast<std::uint64_t>(size);
+    const std::uint64_t body =
+        static_cast<std::uint64_t>(capacity) * static_cast<std::uint64_t>(size);
     if (body > left - kPacketHeader) {
       throw InputError(fmt::format(
           "{}: truncated AEDAT packet at byte offset {}: {} events of {} bytes need {} bytes "

@@ -25,8 +25,8 @@ using neurobench::datasets::DvsGestureOptions;
 using neurobench::datasets::DvsGestureSubset;
 using neurobench::test::fixture;
 using neurobench::test::q;
-using neurobench::test::run_cli;
 using neurobench::test::read_file;
+using neurobench::test::run_cli;
 using neurobench::test::TempDir;
 
 namespace fs = std::filesystem;
@@ -138,9 +138,9 @@ TEST_CASE("DvsGesture frames by time window, event count and overlapping bins as
       }
       for (const auto subset : {DvsGestureSubset::Train, DvsGestureSubset::Test}) {
         const DvsGesture d(fixture("dvs_gesture/release"), subset, o);
-        require_equal(all(d), expected("release_" +
-                                       std::string(neurobench::datasets::to_string(subset)) +
-                                       "_" + config));
+        require_equal(all(d),
+                      expected("release_" + std::string(neurobench::datasets::to_string(subset)) +
+                               "_" + config));
       }
     }
   }
@@ -166,7 +166,8 @@ TEST_CASE("DvsGesture reads tonic's export: ms arrays of any dtype and structure
   const neurobench::Batch two = d.get({3, 0});
   REQUIRE(one.data.size(1) < two.data.size(1));
   REQUIRE(torch::equal(two.data[0].narrow(0, 0, one.data.size(1)), one.data[0]));
-  REQUIRE(two.data[0].narrow(0, one.data.size(1), two.data.size(1) - one.data.size(1))
+  REQUIRE(two.data[0]
+              .narrow(0, one.data.size(1), two.data.size(1) - one.data.size(1))
               .count_nonzero()
               .item<int64_t>() == 0);
 }
@@ -205,13 +206,12 @@ TEST_CASE("DvsGesture names what it looked for when the folder is neither layout
   REQUIRE_THROWS_WITH(DvsGesture(tmp / "nothing", DvsGestureSubset::Test, quiet()),
                       Catch::Contains("no such DVS Gesture folder"));
   fs::create_directories(tmp / "only_train" / "ibmGestureTrain");
-  REQUIRE_THROWS_WITH(DvsGesture(tmp / "only_train", DvsGestureSubset::Test, quiet()),
-                      Catch::Contains("ibmGestureTest: no such folder") &&
-                          Catch::Contains("figshare"));
+  REQUIRE_THROWS_WITH(
+      DvsGesture(tmp / "only_train", DvsGestureSubset::Test, quiet()),
+      Catch::Contains("ibmGestureTest: no such folder") && Catch::Contains("figshare"));
 }
 
-TEST_CASE("DvsGesture refuses a missing labels csv and a bad row, naming them",
-          "[datasets][dvs]") {
+TEST_CASE("DvsGesture refuses a missing labels csv and a bad row, naming them", "[datasets][dvs]") {
   TempDir tmp;
   copy_folder(fixture("dvs_gesture/release"), tmp / "r");
   fs::remove(tmp / "r" / "user25_lab_labels.csv");
@@ -285,7 +285,8 @@ TEST_CASE("neurobench run --dataset dvs-gesture:PATH --subset test runs NeuroBen
       "run --model " + q(fixture("../../examples/dvs_gesture/models/snn.pt")) +
       " --stepwise --dataset " + q("dvs-gesture:" + release) +
       " --subset test --dataset-options time_window=50000 --batch-size 2 --post ChooseMaxCount"
-      " --metrics ClassificationAccuracy,Footprint -q --json " + q(tmp / "r.json"));
+      " --metrics ClassificationAccuracy,Footprint -q --json " +
+      q(tmp / "r.json"));
   INFO(r.err);
   REQUIRE(r.status == 0);
   const auto json = nlohmann::ordered_json::parse(read_file(tmp / "r.json"));

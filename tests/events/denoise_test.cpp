@@ -28,8 +28,8 @@ Events make(std::vector<std::int32_t> x, std::vector<std::int32_t> y, std::vecto
 TEST_CASE("denoise keeps an event whose neighbour fired within filter_time", "[events]") {
   // (5,5) at 100000 has no recent neighbour: dropped. (6,5) at 100500: (5,5) fired 500 earlier,
   // kept. (20,20) at 200000: alone, dropped. (6,6) at 215000: (6,5) fired 114500 earlier, no.
-  const Events in = make({5, 6, 20, 6}, {5, 5, 20, 6}, {1, 0, 1, 1},
-                         {100000, 100500, 200000, 215000});
+  const Events in =
+      make({5, 6, 20, 6}, {5, 5, 20, 6}, {1, 0, 1, 1}, {100000, 100500, 200000, 215000});
   const Events out = neurobench::events::denoise(in, 10000);
   REQUIRE(out.t == std::vector<std::int64_t>{100500});
   REQUIRE(out.x == std::vector<std::int32_t>{6});
@@ -61,4 +61,3 @@ TEST_CASE("denoise refuses a bad filter and negative coordinates", "[events]") {
   REQUIRE_THROWS_WITH(neurobench::events::denoise(ragged, 10), Catch::Contains("differ"));
   REQUIRE(neurobench::events::denoise(Events{}, 10).empty());
 }
-

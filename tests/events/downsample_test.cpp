@@ -40,4 +40,3 @@ TEST_CASE("downsample scales coordinates and truncates as NumPy's cast does", "[
   REQUIRE_THROWS_AS(neurobench::events::downsample(in, 0), UsageError);
   REQUIRE_THROWS_AS(neurobench::events::downsampled_size(0, 0.5), UsageError);
 }
-

@@ -41,8 +41,10 @@ FrameOptions bins(int64_t n, double overlap = 0) {
 
 }  // namespace
 
-TEST_CASE("to_frame with n_time_bins puts an event on a bin edge in the later bin and drops the "
-          "last event", "[events]") {
+TEST_CASE(
+    "to_frame with n_time_bins puts an event on a bin edge in the later bin and drops the "
+    "last event",
+    "[events]") {
   // t0 = 100, t1 = 110, 5 bins of floor(10 / 5) = 2: [100,102) [102,104) ... [108,110).
   const Events e = make({0, 1, 1, 2, 3, 0, 1}, {0, 0, 1, 1, 2, 3, 3}, {0, 1, 1, 0, 1, 0, 1},
                         {100, 101, 102, 104, 107, 108, 110});
@@ -50,10 +52,10 @@ TEST_CASE("to_frame with n_time_bins puts an event on a bin edge in the later bi
   REQUIRE(f.sizes() == torch::IntArrayRef({5, 2, 4, 4}));
   REQUIRE(f.scalar_type() == torch::kFloat32);
   REQUIRE(per_frame(f) == std::vector<int64_t>{2, 1, 1, 1, 1});  // t = 110 is in no frame
-  REQUIRE(f[0][0][0][0].item<float>() == 1);   // (x 0, y 0, off) at 100
-  REQUIRE(f[0][1][0][1].item<float>() == 1);   // (x 1, y 0, on) at 101
-  REQUIRE(f[1][1][1][1].item<float>() == 1);   // (x 1, y 1, on) at 102, the edge
-  REQUIRE(f[4][0][3][0].item<float>() == 1);   // (x 0, y 3, off) at 108
+  REQUIRE(f[0][0][0][0].item<float>() == 1);                     // (x 0, y 0, off) at 100
+  REQUIRE(f[0][1][0][1].item<float>() == 1);                     // (x 1, y 0, on) at 101
+  REQUIRE(f[1][1][1][1].item<float>() == 1);                     // (x 1, y 1, on) at 102, the edge
+  REQUIRE(f[4][0][3][0].item<float>() == 1);                     // (x 0, y 3, off) at 108
 }
 
 TEST_CASE("to_frame counts repeated events and uneven spans as tonic", "[events]") {
@@ -72,8 +74,8 @@ TEST_CASE("to_frame counts repeated events and uneven spans as tonic", "[events]
 }
 
 TEST_CASE("to_frame slices by time window and by event count as tonic's slicers", "[events]") {
-  const Events e = make({0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}, {0, 1, 0, 1, 0, 1},
-                        {0, 10, 20, 25, 30, 47});
+  const Events e =
+      make({0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}, {0, 1, 0, 1, 0, 1}, {0, 10, 20, 25, 30, 47});
   FrameOptions window;
   window.time_window = 20;  // floor((47 - 20) / 20) + 1 = 2 windows: [0,20) [20,40)
   REQUIRE(per_frame(neurobench::events::to_frame(e, {1, 1, 2}, window)) ==
@@ -86,8 +88,7 @@ TEST_CASE("to_frame slices by time window and by event count as tonic's slicers"
           std::vector<int64_t>{2, 3, 3, 2});
   FrameOptions count;
   count.event_count = 4;  // floor((6 - 4) / 4) + 1 = 1 frame
-  REQUIRE(per_frame(neurobench::events::to_frame(e, {1, 1, 2}, count)) ==
-          std::vector<int64_t>{4});
+  REQUIRE(per_frame(neurobench::events::to_frame(e, {1, 1, 2}, count)) == std::vector<int64_t>{4});
   count.include_incomplete = true;  // ceil: 2, the second holds events 4 and 5
   REQUIRE(per_frame(neurobench::events::to_frame(e, {1, 1, 2}, count)) ==
           std::vector<int64_t>{4, 2});

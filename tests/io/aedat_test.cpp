@@ -28,9 +28,7 @@ void write(const std::filesystem::path& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
-std::string header_only() {
-  return "#!AER-DAT3.1\r\n#Format: RAW\r\n#!END-HEADER\r\n";
-}
+std::string header_only() { return "#!AER-DAT3.1\r\n#Format: RAW\r\n#!END-HEADER\r\n"; }
 
 std::string packet(std::int16_t type, std::int32_t size, std::int32_t ts_offset,
                    std::int32_t capacity, std::int32_t number) {
@@ -48,8 +46,8 @@ std::string packet(std::int16_t type, std::int32_t size, std::int32_t ts_offset,
 TEST_CASE("read_aedat3_polarity reads every valid polarity event of a release recording",
           "[io][aedat]") {
   neurobench::AedatSummary summary;
-  const neurobench::events::Events e = neurobench::read_aedat3_polarity(fixture(kRecording),
-                                                                        &summary);
+  const neurobench::events::Events e =
+      neurobench::read_aedat3_polarity(fixture(kRecording), &summary);
   torch::Tensor x, y, p, t;
   for (const auto& [name, column] :
        neurobench::load_npy_fields(fixture("dvs_gesture/expected/aedat_user02_led_events.npy"))) {
@@ -84,9 +82,9 @@ TEST_CASE("read_aedat3_polarity names the byte offset of a truncated packet", "[
   const auto cut = tmp / "cut.aedat";
   write(cut, whole.substr(0, whole.size() - 3));
   REQUIRE_THROWS_AS(neurobench::read_aedat3_polarity(cut), InputError);
-  REQUIRE_THROWS_WITH(neurobench::read_aedat3_polarity(cut),
-                      Catch::Contains(cut.string()) &&
-                          Catch::Contains("truncated AEDAT packet at byte offset"));
+  REQUIRE_THROWS_WITH(
+      neurobench::read_aedat3_polarity(cut),
+      Catch::Contains(cut.string()) && Catch::Contains("truncated AEDAT packet at byte offset"));
   // A packet header cut short: 10 bytes after the header.
   const auto short_header = tmp / "short.aedat";
   write(short_header, header_only() + std::string(10, '\0'));
@@ -119,8 +117,7 @@ TEST_CASE("read_aedat3_polarity refuses a bad eventSize and a file that is not A
   const auto v2 = tmp / "v2.aedat";
   write(v2, "#!AER-DAT2.0\r\n" + std::string(8, '\0'));
   REQUIRE_THROWS_WITH(neurobench::read_aedat3_polarity(v2),
-                      Catch::Contains("not an AEDAT 3.x file") &&
-                          Catch::Contains("#!AER-DAT2.0"));
+                      Catch::Contains("not an AEDAT 3.x file") && Catch::Contains("#!AER-DAT2.0"));
   REQUIRE_THROWS_WITH(neurobench::read_aedat3_polarity(tmp / "missing.aedat"),
                       Catch::Contains("no such AEDAT file"));
   // Header only: no events, no error.

@@ -53,8 +53,8 @@ TEST_CASE("load_npy_fields reads big-endian fields and Fortran order in C order"
                          torch::tensor({1, -2, 300, 4}, torch::kShort).reshape({2, 2})));
     REQUIRE(torch::equal(fields[1].second,
                          torch::tensor({1.5, 2.5, -3.5, 4.5}, torch::kDouble).reshape({2, 2})));
-    REQUIRE(torch::equal(fields[2].second,
-                         torch::tensor({true, false, false, true}).reshape({2, 2})));
+    REQUIRE(
+        torch::equal(fields[2].second, torch::tensor({true, false, false, true}).reshape({2, 2})));
   }
 }
 

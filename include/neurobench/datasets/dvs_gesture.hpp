@@ -40,7 +40,7 @@ enum class DvsGestureSubset {
 /// (tonic's `Denoise(filter_time=10000)`, `Downsample(spatial_factor=0.25)`,
 /// `ToFrame(sensor_size=(32, 32, 2), n_time_bins=150)`) by default.
 struct DvsGestureOptions {
-  double filter_time = 10000;   ///< Denoise filter in microseconds; 0 leaves the events as read.
+  double filter_time = 10000;    ///< Denoise filter in microseconds; 0 leaves the events as read.
   double spatial_factor = 0.25;  ///< Downsample factor; 1 leaves the 128 x 128 pixels.
   /// The frames (events::to_frame()); when no slicing is set, `n_time_bins = 150`.
   events::FrameOptions frames;
@@ -126,7 +126,7 @@ class DvsGesture final : public Dataset {
 
  private:
   struct Sample {
-    std::string file;       // the .aedat or .npy file
+    std::string file;  // the .aedat or .npy file
     std::int32_t label = 0;
     std::int64_t start = 0;  // release: [start, end) in microseconds
     std::int64_t end = 0;

@@ -13,9 +13,9 @@ namespace neurobench::events {
 /// How to_frame() slices the events into frames: exactly one of `time_window`, `event_count`,
 /// `n_time_bins` and `n_event_bins` is set (tonic's `ToFrame` parameters of the same names).
 struct FrameOptions {
-  std::optional<double> time_window;   ///< Frames of this duration (timestamp units).
-  std::optional<std::int64_t> event_count;  ///< Frames of this many events.
-  std::optional<std::int64_t> n_time_bins;  ///< This many frames of equal duration.
+  std::optional<double> time_window;         ///< Frames of this duration (timestamp units).
+  std::optional<std::int64_t> event_count;   ///< Frames of this many events.
+  std::optional<std::int64_t> n_time_bins;   ///< This many frames of equal duration.
   std::optional<std::int64_t> n_event_bins;  ///< This many frames of equal event counts.
   /// Overlap of consecutive frames: in timestamp units with `time_window`, in events with
   /// `event_count`, as a fraction of a bin in [0, 1) with the bin counts.

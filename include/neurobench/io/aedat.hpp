@@ -10,10 +10,10 @@ namespace neurobench {
 
 /// What read_aedat3_polarity() found besides the events, for messages and tests.
 struct AedatSummary {
-  std::int64_t packets = 0;             ///< Packets read, of every type.
-  std::int64_t skipped_packets = 0;     ///< Packets of other event types than polarity.
-  std::int64_t invalid_events = 0;      ///< Polarity events whose valid bit was clear.
-  std::uint64_t data_offset = 0;        ///< Where the first packet starts (after the header).
+  std::int64_t packets = 0;          ///< Packets read, of every type.
+  std::int64_t skipped_packets = 0;  ///< Packets of other event types than polarity.
+  std::int64_t invalid_events = 0;   ///< Polarity events whose valid bit was clear.
+  std::uint64_t data_offset = 0;     ///< Where the first packet starts (after the header).
 };
 
 /// Reads the polarity events of an AEDAT 3.1 file, as iniVation's cAER and jAER write it and
