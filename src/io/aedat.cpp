@@ -83,11 +83,12 @@ events::Events read_aedat3_polarity(const std::filesystem::path& path, AedatSumm
     const std::int32_t overflow = get_i32(data, at + 12);
     const std::int32_t capacity = get_i32(data, at + 16);
     const std::int32_t number = get_i32(data, at + 20);
-    if (size <= 0 || capacity < 0 || number < 0 || number > capacity) {
+    if (size <= 0 || capacity < 0 || number < 0 || number > capacity || overflow < 0) {
       throw InputError(fmt::format(
           "{}: malformed AEDAT packet at byte offset {}: eventSize {}, eventCapacity {}, "
-          "eventNumber {} (expected a positive size and 0 <= number <= capacity)",
-          where, at, size, capacity, number));
+          "eventNumber {}, eventTSOverflow {} (expected a positive size, 0 <= number <= "
+          "capacity and an overflow count not below 0)",
+          where, at, size, capacity, number, overflow));
     }
     if (type == kPolarityEvent && (size != kPolaritySize || ts_offset != kPolarityTsOffset)) {
       throw InputError(fmt::format(

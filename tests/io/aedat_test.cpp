@@ -114,6 +114,13 @@ TEST_CASE("read_aedat3_polarity refuses a bad eventSize and a file that is not A
   write(more, header_only() + packet(1, 8, 4, 1, 2) + std::string(8, '\0'));
   REQUIRE_THROWS_WITH(neurobench::read_aedat3_polarity(more),
                       Catch::Contains("0 <= number <= capacity"));
+  std::string negative = packet(1, 8, 4, 1, 1);
+  negative[12] = '\xff';  // eventTSOverflow -1
+  negative[13] = negative[14] = negative[15] = '\xff';
+  const auto below = tmp / "below.aedat";
+  write(below, header_only() + negative + std::string(8, '\0'));
+  REQUIRE_THROWS_WITH(neurobench::read_aedat3_polarity(below),
+                      Catch::Contains("eventTSOverflow -1"));
   const auto v2 = tmp / "v2.aedat";
   write(v2, "#!AER-DAT2.0\r\n" + std::string(8, '\0'));
   REQUIRE_THROWS_WITH(neurobench::read_aedat3_polarity(v2),

@@ -33,7 +33,7 @@ struct AedatSummary {
 /// not AEDAT 3.x (naming the first line), or a packet is malformed: a truncated packet header
 /// or packet body (naming the packet's byte offset and the bytes expected and left), a
 /// polarity packet whose eventSize is not 8 or whose eventTSOffset is not 4, a negative
-/// size, capacity or number, or more events than capacity.
+/// size, capacity, number or overflow, or more events than capacity.
 [[nodiscard]] events::Events read_aedat3_polarity(const std::filesystem::path& path,
                                                   AedatSummary* summary = nullptr);
 
