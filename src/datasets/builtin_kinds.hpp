@@ -24,5 +24,7 @@ inline OptionDescription dataset_option(std::string name, std::string type, Json
 
 /// `wisdm`: NeuroBench's WISDM activity recognition file (src/datasets/wisdm_kind.cpp).
 [[nodiscard]] DatasetKind wisdm_kind();
+/// `dvs-gesture`: IBM DVS128 Gesture as frames (src/datasets/dvs_gesture_kind.cpp).
+[[nodiscard]] DatasetKind dvs_gesture_kind();
 
 }  // namespace neurobench::detail

@@ -98,6 +98,7 @@ DatasetKinds& dataset_kinds() {
     DatasetKinds k;
     k.add(detail::speech_commands_kind());
     k.add(detail::wisdm_kind());
+    k.add(detail::dvs_gesture_kind());
     return k;
   }();
   return kinds;

@@ -457,6 +457,109 @@ NpyHeader parse_npy_header(std::string_view text, const std::string& where) {
   return header;
 }
 
+bool is_struct_npy_header(std::string_view text, const std::string& where) {
+  const Literal dict = LiteralParser(text, where).parse_document();
+  if (dict.kind != Literal::Kind::Dict) {
+    throw InputError(fmt::format("{}: malformed .npy header: expected a dictionary, found \"{}\"",
+                                 where, printable(text)));
+  }
+  return find_header_keys(dict, text, where).descr->kind == Literal::Kind::List;
+}
+
+NpyStructHeader parse_npy_struct_header(std::string_view text, const std::string& where) {
+  const Literal dict = LiteralParser(text, where).parse_document();
+  if (dict.kind != Literal::Kind::Dict) {
+    throw InputError(fmt::format("{}: malformed .npy header: expected a dictionary, found \"{}\"",
+                                 where, printable(text)));
+  }
+  const HeaderKeys keys = find_header_keys(dict, text, where);
+  if (keys.descr->kind != Literal::Kind::List) {
+    throw InputError(fmt::format(
+        "{}: not a structured array: its dtype is {}, expected a list of named fields such as "
+        "[('x', '<i2'), ('t', '<i8')]",
+        where, printable(keys.descr->source, 80)));
+  }
+  NpyStructHeader header;
+  for (const Literal& item : keys.descr->items) {
+    const bool pair = item.kind == Literal::Kind::Tuple && item.items.size() >= 2 &&
+                      item.items[0].kind == Literal::Kind::String;
+    if (!pair) {
+      throw InputError(fmt::format(
+          "{}: malformed structured dtype: expected (name, dtype) pairs, found {}", where,
+          printable(item.source, 80)));
+    }
+    const std::string& name = item.items[0].text;
+    const Literal& type = item.items[1];
+    if (type.kind != Literal::Kind::String) {
+      throw InputError(fmt::format(
+          "{}: field '{}': unsupported dtype {} (nested structured fields are not supported)",
+          where, printable(name, 40), printable(type.source, 80)));
+    }
+    if (item.items.size() > 2) {
+      throw InputError(fmt::format(
+          "{}: field '{}': unsupported subarray field of shape {} (one value per item expected)",
+          where, printable(name, 40), printable(item.items[2].source, 40)));
+    }
+    const std::string field_where = fmt::format("{}: field '{}'", where, printable(name, 40));
+    std::string_view code = type.text;
+    if (!code.empty() && std::strchr("<>|=", code.front()) != nullptr) code.remove_prefix(1);
+    if (name.empty() && !code.empty() && code.front() == 'V') {
+      // Unnamed padding NumPy writes for aligned dtypes: its bytes are skipped.
+      std::size_t bytes = 0;
+      for (const char c : code.substr(1)) {
+        if (c < '0' || c > '9' || bytes > 1000000) {
+          throw InputError(fmt::format("{}: malformed padding dtype '{}'", field_where,
+                                       printable(type.text, 20)));
+        }
+        bytes = bytes * 10 + static_cast<std::size_t>(c - '0');
+      }
+      header.itemsize += bytes;
+      continue;
+    }
+    if (name.empty()) {
+      throw InputError(fmt::format("{}: a field without a name", field_where));
+    }
+    for (const NpyField& other : header.fields) {
+      if (other.name == name) throw InputError(field_where + ": two fields of this name");
+    }
+    NpyField field;
+    field.name = name;
+    field.descr = type.text;
+    field.offset = header.itemsize;
+    if (code == "u2" || code == "u4") {
+      // No unsigned 16- or 32-bit tensors in LibTorch 1.13: widened to the next signed type.
+      const char order = type.text.front();
+      field.stored_itemsize = code == "u2" ? 2 : 4;
+      field.dtype.scalar_type = code == "u2" ? c10::kInt : c10::kLong;
+      field.dtype.itemsize = field.stored_itemsize;
+      const bool little = kLittleEndianHost;
+      field.dtype.byteswap = (order == '>' && little) || (order == '<' && !little);
+    } else {
+      field.dtype = parse_descr(type.text, field_where);
+      field.stored_itemsize = field.dtype.itemsize;
+    }
+    header.itemsize += field.stored_itemsize;
+    header.fields.push_back(std::move(field));
+  }
+  if (header.fields.empty()) {
+    throw InputError(fmt::format("{}: the structured dtype {} has no named fields", where,
+                                 printable(keys.descr->source, 80)));
+  }
+  if (keys.fortran_order->kind != Literal::Kind::Boolean) {
+    throw InputError(
+        fmt::format("{}: malformed .npy header: 'fortran_order' must be True or False, found {}",
+                    where, printable(keys.fortran_order->source, 40)));
+  }
+  header.fortran_order = keys.fortran_order->boolean;
+  NpyHeader sizes;
+  sizes.dtype.itemsize = header.itemsize;
+  read_shape(*keys.shape, where, sizes);
+  header.shape = std::move(sizes.shape);
+  header.numel = sizes.numel;
+  header.nbytes = sizes.nbytes;
+  return header;
+}
+
 std::optional<std::string_view> npy_descr(c10::ScalarType type) {
   switch (type) {
     case c10::kHalf:

@@ -63,6 +63,37 @@ struct NpyHeader {
 /// Throws InputError prefixed with `where` when it is malformed or names an unsupported dtype.
 [[nodiscard]] NpyHeader parse_npy_header(std::string_view text, const std::string& where);
 
+/// One named field of a structured .npy dtype (`('x', '<i2')`).
+struct NpyField {
+  std::string name;
+  std::string descr;  ///< The field's dtype string as written, e.g. `<i2`.
+  NpyDtype dtype;     ///< As LibTorch holds it; `<u2` and `<u4` widen to int32 and int64.
+  std::size_t stored_itemsize = 0;  ///< Bytes of the field in the file.
+  std::size_t offset = 0;           ///< Bytes from the start of an item.
+};
+
+/// What a .npy header says about a structured array (one whose `descr` is a list of fields).
+struct NpyStructHeader {
+  std::vector<NpyField> fields;  ///< Named fields, in order; padding (`''` names) left out.
+  std::size_t itemsize = 0;      ///< Bytes of one item, padding included.
+  bool fortran_order = false;
+  std::vector<std::int64_t> shape;
+  std::uint64_t numel = 1;
+  std::uint64_t nbytes = 0;
+};
+
+/// Parses the header dict `text` of a structured array: `descr` a list of `(name, dtype)`
+/// pairs, each dtype one parse_npy_header() takes or `<u2`, `<u4` (widened); unnamed `|Vn`
+/// padding is skipped. Throws InputError prefixed with `where`: a malformed header, a `descr`
+/// that is a plain dtype (saying so), a field that is nested, a subarray or of another dtype
+/// (naming the field and its dtype), no named fields, or two fields of one name.
+[[nodiscard]] NpyStructHeader parse_npy_struct_header(std::string_view text,
+                                                      const std::string& where);
+
+/// True when the header dict `text` describes a structured array (its `descr` is a list).
+/// Throws InputError prefixed with `where` when it is malformed.
+[[nodiscard]] bool is_struct_npy_header(std::string_view text, const std::string& where);
+
 /// The .npy dtype string NumPy writes for `type` (`<f4`), or nothing for an unsupported type.
 [[nodiscard]] std::optional<std::string_view> npy_descr(c10::ScalarType type);
 

@@ -188,6 +188,47 @@ def results_seeds():
          "Latency": {"mean": 0.1, "p50": 0.09, "p99": 0.2}}) + "\n")
 
 
+def aedat_seeds():
+    """AEDAT 3.1: a header and packets of polarity events (valid and not, overflow 0 and 1), a
+    packet of another type, no packets at all."""
+    folder = fresh("aedat")
+    header = b"#!AER-DAT3.1\r\n#Format: RAW\r\n#!END-HEADER\r\n"
+
+    def packet(kind, size, overflow, events):
+        body = b"".join(events)
+        n = len(body) // size
+        return struct.pack("<hhiiiiii", kind, 1, size, 4, overflow, n, n, n) + body
+
+    def polarity(x, y, p, t, valid=1):
+        return struct.pack("<Ii", (x << 17) | (y << 2) | (p << 1) | valid, t)
+
+    (folder / "header_only.aedat").write_bytes(header)
+    (folder / "two_packets.aedat").write_bytes(
+        header + packet(1, 8, 0, [polarity(1, 2, 1, 10), polarity(127, 0, 0, 11, valid=0)]) +
+        packet(1, 8, 1, [polarity(5, 6, 0, 3)]))
+    (folder / "special_packet.aedat").write_bytes(
+        header + packet(0, 8, 0, [struct.pack("<Ii", 3, 7)]) +
+        packet(1, 8, 0, [polarity(0, 0, 1, 9)]))
+    (folder / "no_end_header.aedat").write_bytes(
+        b"#!AER-DAT3.1\r\n" + packet(1, 8, 0, [polarity(3, 3, 1, 1)]))
+
+
+def npy_fields_seeds():
+    """Structured arrays: tonic's events, padding, big-endian, 2-d, unsigned fields."""
+    folder = fresh("npy_fields")
+    events = np.zeros(3, dtype=[("x", "<i2"), ("y", "<i2"), ("p", "?"), ("t", "<i8")])
+    events["x"], events["t"] = [1, 2, 3], [10, 20, 30]
+    seeds = {
+        "events": events,
+        "aligned": np.zeros(2, dtype=np.dtype([("a", "u1"), ("b", "<i4")], align=True)),
+        "big_endian": np.zeros((2, 2), dtype=[("s", ">i2"), ("d", ">f8")]),
+        "unsigned": np.zeros(2, dtype=[("u16", "<u2"), ("u32", "<u4")]),
+        "empty": np.zeros(0, dtype=[("x", "<f4")]),
+    }
+    for name, array in seeds.items():
+        (folder / f"{name}.npy").write_bytes(npy_bytes(array))
+
+
 if __name__ == "__main__":
     arrays = npy_seeds()
     npz_seeds(arrays)
@@ -195,5 +236,7 @@ if __name__ == "__main__":
     wav_seeds()
     config_seeds()
     results_seeds()
+    aedat_seeds()
+    npy_fields_seeds()
     for target in sorted(CORPUS.iterdir()):
         print(f"{target.name}: {len(list(target.iterdir()))} seeds")
