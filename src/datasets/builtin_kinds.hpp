@@ -22,4 +22,8 @@ inline OptionDescription dataset_option(std::string name, std::string type, Json
 /// `speech-commands`: Google Speech Commands v0.02 (src/datasets/speech_commands_kind.cpp).
 [[nodiscard]] DatasetKind speech_commands_kind();
 
+/// `primate-reaching`: one session of NeuroBench's Primate Reaching task
+/// (src/datasets/primate_reaching_kind.cpp).
+[[nodiscard]] DatasetKind primate_reaching_kind();
+
 }  // namespace neurobench::detail

@@ -97,6 +97,7 @@ DatasetKinds& dataset_kinds() {
   static DatasetKinds kinds = [] {
     DatasetKinds k;
     k.add(detail::speech_commands_kind());
+    k.add(detail::primate_reaching_kind());
     return k;
   }();
   return kinds;

@@ -23,7 +23,8 @@ TEST_CASE("KIND:PATH splits at the first ':' and needs both parts", "[datasets][
   CHECK_THROWS_AS(parse_dataset_spec("data/gsc"), UsageError);
   CHECK_THROWS_WITH(parse_dataset_spec("data/gsc"),
                     "data set 'data/gsc': no ':' between the kind and the path (write KIND:PATH, "
-                    "such as speech-commands:data/speech_commands_v0.02; kinds: speech-commands)");
+                    "such as speech-commands:data/speech_commands_v0.02; kinds: speech-commands, "
+                    "primate-reaching)");
   CHECK_THROWS_WITH(parse_dataset_spec(":data"), Catch::Contains("no kind before ':'"));
   CHECK_THROWS_WITH(parse_dataset_spec("speech-commands:"), Catch::Contains("no path after ':'"));
 }
@@ -40,7 +41,7 @@ TEST_CASE("check() refuses an unknown kind, a missing path and bad options befor
   DatasetSpec unknown{"mnist", "x", {}};
   CHECK_THROWS_AS(dataset_kinds().check(unknown), UsageError);
   CHECK_THROWS_WITH(dataset_kinds().check(unknown),
-                    "unknown data set kind 'mnist' (known: speech-commands)");
+                    "unknown data set kind 'mnist' (known: speech-commands, primate-reaching)");
   DatasetSpec no_path{"speech-commands", "", {{"subset", "testing"}}};
   CHECK_THROWS_WITH(
       dataset_kinds().check(no_path),
