@@ -66,7 +66,8 @@ foreach(model snn:snn2_96 ann:ann2d_96)
                           --dataset primate-reaching:${session} --subset test
                           --dataset-options num_steps=1,train_ratio=0.5,bin_width=0.004
                           --batch-size 100
-                          --metrics Footprint,ConnectionSparsity,R2,ActivationSparsity,SynapticOperations
+                          --static Footprint,ConnectionSparsity
+                          --workload R2,ActivationSparsity,SynapticOperations
                           --json ${RUN}/${key}_cli.json --quiet
                   RESULT_VARIABLE status ERROR_VARIABLE err)
   if(NOT status EQUAL 0)

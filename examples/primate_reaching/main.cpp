@@ -13,8 +13,8 @@
 #include <vector>
 
 #include <ATen/Parallel.h>
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "common/command_line.hpp"
 #include "common/run_results.hpp"
@@ -55,27 +55,25 @@ struct Published {
   double effective_macs[6];
   double effective_acs[6];
 };
-constexpr Published kPublishedSnn{
-    {0.6774135828018188, 0.5010538101196289, 0.5994032025337219, 0.5707334280014038,
-     0.5145009756088257, 0.6201670169830322},
-    {19648, 19648, 19648, 38848, 38848, 38848},
-    {0.9963387091440609, 0.9968660155513294, 0.9963804923837362, 0.9987306432212195,
-     0.9986144471669343, 0.9988117468476962},
-    {4900, 4900, 4900, 9700, 9700, 9700},
-    {0, 0, 0, 0, 0, 0},
-    {396.6414365765915, 244.43293219292173, 185.92106889094842, 510.3726604741439,
-     558.8291751660652, 584.9244337613446}};
-constexpr Published kPublishedAnn{
-    {0.6327020525932312, 0.5241347551345825, 0.6216747164726257, 0.5727078914642334,
-     0.4745999276638031, 0.6272222995758057},
-    {20824, 20824, 20824, 33496, 33496, 33496},
-    {0.7068512007122443, 0.7274494314849341, 0.6142621034584272, 0.6290474755671983,
-     0.6793054885963405, 0.6963649652600741},
-    {4702.261627687736, 4701.8430499148435, 4699.549582947173, 7773.2197567257945,
-     7771.01773105288, 7772.632844051291},
-    {4306.322415210456, 3595.209672287623, 3607.261044176707, 5851.9819915795315,
-     5995.014802029395, 6462.786839756449},
-    {0, 0, 0, 0, 0, 0}};
+constexpr Published kPublishedSnn{{0.6774135828018188, 0.5010538101196289, 0.5994032025337219,
+                                   0.5707334280014038, 0.5145009756088257, 0.6201670169830322},
+                                  {19648, 19648, 19648, 38848, 38848, 38848},
+                                  {0.9963387091440609, 0.9968660155513294, 0.9963804923837362,
+                                   0.9987306432212195, 0.9986144471669343, 0.9988117468476962},
+                                  {4900, 4900, 4900, 9700, 9700, 9700},
+                                  {0, 0, 0, 0, 0, 0},
+                                  {396.6414365765915, 244.43293219292173, 185.92106889094842,
+                                   510.3726604741439, 558.8291751660652, 584.9244337613446}};
+constexpr Published kPublishedAnn{{0.6327020525932312, 0.5241347551345825, 0.6216747164726257,
+                                   0.5727078914642334, 0.4745999276638031, 0.6272222995758057},
+                                  {20824, 20824, 20824, 33496, 33496, 33496},
+                                  {0.7068512007122443, 0.7274494314849341, 0.6142621034584272,
+                                   0.6290474755671983, 0.6793054885963405, 0.6963649652600741},
+                                  {4702.261627687736, 4701.8430499148435, 4699.549582947173,
+                                   7773.2197567257945, 7771.01773105288, 7772.632844051291},
+                                  {4306.322415210456, 3595.209672287623, 3607.261044176707,
+                                   5851.9819915795315, 5995.014802029395, 6462.786839756449},
+                                  {0, 0, 0, 0, 0, 0}};
 
 struct Run {
   std::string key;    // "snn" or "ann"
@@ -117,8 +115,7 @@ void benchmark(Run& run, const std::shared_ptr<neurobench::Dataset>& data) {
       neurobench::MetricSet::from_specs(c.static_metrics, c.workload_metrics));
   const auto start = std::chrono::steady_clock::now();
   run.results = bench.run(c.run_options());
-  run.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   neurobench::examples::print_messages(run.key, run.results);
 }
 
@@ -135,8 +132,7 @@ void print_table(const std::vector<Run>& runs, const neurobench::Dataset& data,
       {"R2", "R2", "", "{:.4f}", &Published::r2},
       {"footprint (bytes)", "Footprint", "", "{:.0f}", &Published::footprint},
       {"connection sparsity", "ConnectionSparsity", "", "{:.4f}", nullptr},
-      {"activation sparsity", "ActivationSparsity", "", "{:.4f}",
-       &Published::activation_sparsity},
+      {"activation sparsity", "ActivationSparsity", "", "{:.4f}", &Published::activation_sparsity},
       {"synaptic ops: dense", "SynapticOperations", "Dense", "{:.1f}", &Published::dense},
       {"synaptic ops: effective MACs", "SynapticOperations", "Effective_MACs", "{:.1f}",
        &Published::effective_macs},
@@ -157,9 +153,8 @@ void print_table(const std::vector<Run>& runs, const neurobench::Dataset& data,
         const double value = l.published ? (r.published->*l.published)[*session] : 0.0;
         published = fmt::format(fmt::runtime(l.format), value);
       }
-      fmt::print("{:>{}}{:>{}}",
-                 neurobench::examples::cell(r.results, l.metric, l.key, l.format), kColumn,
-                 published, kColumn);
+      fmt::print("{:>{}}{:>{}}", neurobench::examples::cell(r.results, l.metric, l.key, l.format),
+                 kColumn, published, kColumn);
     }
     fmt::print("\n");
   }
@@ -198,9 +193,10 @@ int run(const Args& args) {
   spec.kind = "primate-reaching";
   spec.path = args.data;
   // NeuroBench's benchmark scripts: one 4 ms bin per sample, half the segments for training.
-  spec.options = {{"subset", "test"},     {"num_steps", 1},           {"train_ratio", 0.5},
-                  {"bin_width", 0.004},   {"biological_delay", 0},    {"stride", 0.004},
-                  {"split_num", 1},       {"remove_segments_inactive", false}};
+  spec.options = {{"subset", "test"},      {"num_steps", 1},
+                  {"train_ratio", 0.5},    {"bin_width", 0.004},
+                  {"biological_delay", 0}, {"stride", 0.004},
+                  {"split_num", 1},        {"remove_segments_inactive", false}};
   neurobench::DatasetOpenOptions open;
   open.quiet = args.quiet;
   const auto data = std::dynamic_pointer_cast<neurobench::datasets::PrimateReaching>(

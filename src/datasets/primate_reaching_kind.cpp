@@ -42,7 +42,7 @@ DatasetKind primate_reaching_kind() {
                      "the steps: train, val or test (NeuroBench's ind_train, ind_val, ind_test; "
                      "--subset)"),
       dataset_option("num_steps", "integer", defaults.num_steps,
-                     "binning windows per sample, bin_width apart"),
+                     "windows per sample, each round(bin_width / 0.004) steps before the last"),
       dataset_option("train_ratio", "number", defaults.train_ratio,
                      "share of each chunk's segments in train; the rest halved into val, test"),
       dataset_option("label_series", "boolean", defaults.label_series,

@@ -161,8 +161,11 @@ TEST_CASE("neurobench list shows the data set kinds with their path and options"
   const auto r = run_cli("list");
   REQUIRE(r.status == 0);
   CHECK_THAT(r.out, Catch::Contains("data set kinds (--dataset KIND:PATH, with --subset and "
-                                    "--dataset-options):\n  speech-commands  Google Speech "
+                                    "--dataset-options):\n  speech-commands   Google Speech "
                                     "Commands v0.02"));
+  CHECK_THAT(r.out, Catch::Contains("\n  primate-reaching  NeuroBench's Primate Reaching"));
+  CHECK_THAT(r.out, Catch::Contains("    option num_steps (integer, default 1): windows per "
+                                    "sample"));
   CHECK_THAT(r.out, Catch::Contains("    PATH: the release folder (holding validation_list.txt)"));
   CHECK_THAT(r.out, Catch::Contains("    option subset (string, required): the clips: training, "
                                     "validation, testing or all (--subset)"));
