@@ -22,9 +22,14 @@ inline OptionDescription dataset_option(std::string name, std::string type, Json
 /// `speech-commands`: Google Speech Commands v0.02 (src/datasets/speech_commands_kind.cpp).
 [[nodiscard]] DatasetKind speech_commands_kind();
 
-/// `wisdm`: NeuroBench's WISDM activity recognition file (src/datasets/wisdm_kind.cpp).
-[[nodiscard]] DatasetKind wisdm_kind();
 /// `dvs-gesture`: IBM DVS128 Gesture as frames (src/datasets/dvs_gesture_kind.cpp).
 [[nodiscard]] DatasetKind dvs_gesture_kind();
+
+/// `primate-reaching`: one session of NeuroBench's Primate Reaching task
+/// (src/datasets/primate_reaching_kind.cpp).
+[[nodiscard]] DatasetKind primate_reaching_kind();
+
+/// `wisdm`: NeuroBench's WISDM activity recognition file (src/datasets/wisdm_kind.cpp).
+[[nodiscard]] DatasetKind wisdm_kind();
 
 }  // namespace neurobench::detail

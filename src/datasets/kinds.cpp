@@ -97,8 +97,9 @@ DatasetKinds& dataset_kinds() {
   static DatasetKinds kinds = [] {
     DatasetKinds k;
     k.add(detail::speech_commands_kind());
-    k.add(detail::wisdm_kind());
     k.add(detail::dvs_gesture_kind());
+    k.add(detail::primate_reaching_kind());
+    k.add(detail::wisdm_kind());
     return k;
   }();
   return kinds;

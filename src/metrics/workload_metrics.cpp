@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -87,12 +88,17 @@ Json R2::compute() const {
       sse[c] += (targets_[b].select(1, c) - preds_[b].select(1, c)).pow(2).sum().item<double>();
     }
   }
-  const torch::Tensor labels = torch::cat(targets_, 0);
-  torch::Tensor r2 = torch::zeros({}, labels.options());
+  torch::Tensor r2 = torch::zeros({}, targets_.front().options());
   for (int c = 0; c < 2; ++c) {
-    const torch::Tensor column = labels.select(1, c);
+    // The reference keeps the first batch's column (a strided view) and concatenates the
+    // columns of later ones; var() may round differently on a view and on a copy.
+    std::vector<torch::Tensor> columns;
+    for (const auto& t : targets_) columns.push_back(t.select(1, c));
+    const torch::Tensor column = columns.size() == 1 ? columns.front() : torch::cat(columns);
     const torch::Tensor den = column.var(/*unbiased=*/false) * column.size(0);
-    r2 = r2 + (1 - sse[c] / den);
+    // Python's `float / tensor` is `tensor.reciprocal() * float`, which rounds differently
+    // from a division (NeuroBench's R2 differed in the last bit on a Primate Reaching run).
+    r2 = r2 + (1 - den.reciprocal() * sse[c]);
   }
   return (r2 / 2).item<double>();
 }

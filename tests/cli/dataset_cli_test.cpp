@@ -109,11 +109,13 @@ TEST_CASE("misused data set flags exit 2 with one clear message", "[cli][dataset
        "'dataset'); no data set is given"},
       {"", "error: --data (an .npz file) or --dataset (KIND:PATH) is required"},
       {" --dataset mnist:" + (tmp / "gsc").string() + " --subset all",
-       "error: unknown data set kind 'mnist' (known: speech-commands, wisdm)"},
+       "error: unknown data set kind 'mnist' (known: speech-commands, dvs-gesture, "
+       "primate-reaching, wisdm)"},
       {" --dataset " + q(tmp / "gsc"),
        "error: --dataset: data set '" + (tmp / "gsc").string() +
            "': no ':' between the kind and the path (write KIND:PATH, such as "
-           "speech-commands:data/speech_commands_v0.02; kinds: speech-commands, wisdm)"},
+           "speech-commands:data/speech_commands_v0.02; kinds: speech-commands, dvs-gesture, "
+           "primate-reaching, wisdm)"},
       {" --dataset " + gsc,
        "error: data set 'speech-commands' needs option 'subset' (the clips: training, "
        "validation, testing or all (--subset))"},
@@ -163,8 +165,11 @@ TEST_CASE("neurobench list shows the data set kinds with their path and options"
   const auto r = run_cli("list");
   REQUIRE(r.status == 0);
   CHECK_THAT(r.out, Catch::Contains("data set kinds (--dataset KIND:PATH, with --subset and "
-                                    "--dataset-options):\n  speech-commands  Google Speech "
+                                    "--dataset-options):\n  speech-commands   Google Speech "
                                     "Commands v0.02"));
+  CHECK_THAT(r.out, Catch::Contains("\n  primate-reaching  NeuroBench's Primate Reaching"));
+  CHECK_THAT(r.out, Catch::Contains("    option num_steps (integer, default 1): windows per "
+                                    "sample"));
   CHECK_THAT(r.out, Catch::Contains("    PATH: the release folder (holding validation_list.txt)"));
   CHECK_THAT(r.out, Catch::Contains("    option subset (string, required): the clips: training, "
                                     "validation, testing or all (--subset)"));

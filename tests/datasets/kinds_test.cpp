@@ -24,7 +24,7 @@ TEST_CASE("KIND:PATH splits at the first ':' and needs both parts", "[datasets][
   CHECK_THROWS_WITH(parse_dataset_spec("data/gsc"),
                     "data set 'data/gsc': no ':' between the kind and the path (write KIND:PATH, "
                     "such as speech-commands:data/speech_commands_v0.02; kinds: speech-commands, "
-                    "wisdm)");
+                    "dvs-gesture, primate-reaching, wisdm)");
   CHECK_THROWS_WITH(parse_dataset_spec(":data"), Catch::Contains("no kind before ':'"));
   CHECK_THROWS_WITH(parse_dataset_spec("speech-commands:"), Catch::Contains("no path after ':'"));
 }
@@ -41,7 +41,8 @@ TEST_CASE("check() refuses an unknown kind, a missing path and bad options befor
   DatasetSpec unknown{"mnist", "x", {}};
   CHECK_THROWS_AS(dataset_kinds().check(unknown), UsageError);
   CHECK_THROWS_WITH(dataset_kinds().check(unknown),
-                    "unknown data set kind 'mnist' (known: speech-commands, wisdm)");
+                    "unknown data set kind 'mnist' (known: speech-commands, dvs-gesture, "
+                    "primate-reaching, wisdm)");
   DatasetSpec no_path{"speech-commands", "", {{"subset", "testing"}}};
   CHECK_THROWS_WITH(
       dataset_kinds().check(no_path),

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+// The `primate-reaching` data set kind: one session of NeuroBench's Primate Reaching task.
+#include <memory>
+
+#include <neurobench/datasets/primate_reaching.hpp>
+
+#include "datasets/builtin_kinds.hpp"
+
+namespace neurobench::detail {
+namespace {
+
+datasets::PrimateReachingOptions primate_reaching_options(const Json& options) {
+  datasets::PrimateReachingOptions o;
+  o.num_steps = options.at("num_steps").get<int64_t>();
+  o.train_ratio = options.at("train_ratio").get<double>();
+  o.label_series = options.at("label_series").get<bool>();
+  o.biological_delay = options.at("biological_delay").get<int64_t>();
+  o.stride = options.at("stride").get<double>();
+  o.bin_width = options.at("bin_width").get<double>();
+  o.max_segment_length = options.at("max_segment_length").get<int64_t>();
+  o.split_num = options.at("split_num").get<int64_t>();
+  o.remove_segments_inactive = options.at("remove_segments_inactive").get<bool>();
+  return o;
+}
+
+}  // namespace
+
+DatasetKind primate_reaching_kind() {
+  const datasets::PrimateReachingOptions defaults;
+  DatasetKind kind;
+  kind.name = "primate-reaching";
+  kind.description =
+      "NeuroBench's Primate Reaching (motor cortex spikes to cursor velocity): samples "
+      "(num_steps, channels) float32 spike counts, targets (2) float32 velocity "
+      "(docs/datasets.md)";
+  kind.source = "built-in";
+  kind.path_description =
+      "one session's MATLAB v7.3 .mat file, such as indy_20160622_01.mat "
+      "(https://zenodo.org/record/583331)";
+  kind.options = {
+      dataset_option("subset", "string", Json(),
+                     "the steps: train, val or test (NeuroBench's ind_train, ind_val, ind_test; "
+                     "--subset)"),
+      dataset_option("num_steps", "integer", defaults.num_steps,
+                     "windows per sample, each round(bin_width / 0.004) steps before the last"),
+      dataset_option("train_ratio", "number", defaults.train_ratio,
+                     "share of each chunk's segments in train; the rest halved into val, test"),
+      dataset_option("label_series", "boolean", defaults.label_series,
+                     "targets (num_steps, 2), one per window, instead of (2)"),
+      dataset_option("biological_delay", "integer", defaults.biological_delay,
+                     "steps of 4 ms the velocity lags the spikes by"),
+      dataset_option("stride", "number", defaults.stride,
+                     "seconds between a segment's samples (at least 0.004)"),
+      dataset_option("bin_width", "number", defaults.bin_width,
+                     "seconds of spikes one window counts (at least 0.004)"),
+      dataset_option("max_segment_length", "integer", defaults.max_segment_length,
+                     "steps; with remove_segments_inactive, longer segments are dropped"),
+      dataset_option("split_num", "integer", defaults.split_num,
+                     "chunks the segments are cut into, each split into train, val, test"),
+      dataset_option("remove_segments_inactive", "boolean", defaults.remove_segments_inactive,
+                     "drop segments of max_segment_length steps or more (inactivity)"),
+  };
+  kind.check = [](const Json& options) {
+    (void)datasets::primate_reaching_subset(options.at("subset").get<std::string>());
+    primate_reaching_options(options).validate();
+  };
+  kind.make = [](const std::filesystem::path& path, const Json& options,
+                 const DatasetOpenOptions& open) -> std::shared_ptr<Dataset> {
+    datasets::PrimateReachingOptions o = primate_reaching_options(options);
+    o.quiet = open.quiet;
+    return std::make_shared<datasets::PrimateReaching>(
+        path, datasets::primate_reaching_subset(options.at("subset").get<std::string>()), o);
+  };
+  return kind;
+}
+
+}  // namespace neurobench::detail

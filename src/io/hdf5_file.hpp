@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// A read-only HDF5 file through the HDF5 C library, as much of it as MATLAB v7.3 `.mat` files
+// need: numeric datasets read whole as doubles, datasets of object references (MATLAB cell
+// arrays) and the datasets they point to. Private to the library (src/); <hdf5.h> stays in the
+// .cpp.
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace neurobench::detail {
+
+/// A numeric dataset read whole: its dimensions as HDF5 stores them (MATLAB's transposed, as
+/// h5py shows them) and its values in that row-major order, converted to double.
+struct Hdf5Doubles {
+  std::vector<std::uint64_t> dims;  ///< Empty for a scalar.
+  std::vector<double> values;       ///< Product of dims values.
+};
+
+/// A dataset of object references (a MATLAB cell array): dimensions and the references, each
+/// an opaque address in the file, in row-major order.
+struct Hdf5References {
+  std::vector<std::uint64_t> dims;
+  std::vector<std::uint64_t> refs;
+};
+
+/// An HDF5 file open for reading. Every failure is an InputError naming the file, and the
+/// dataset when there is one, with the HDF5 library's own reason; HDF5 prints nothing on
+/// stderr meanwhile.
+class Hdf5File {
+ public:
+  /// Opens `path` read-only. Throws InputError when it is not a regular file, not an HDF5 file
+  /// (`not an HDF5 file (a MATLAB .mat file of version 7.3 is one)`) or damaged.
+  explicit Hdf5File(const std::filesystem::path& path);
+  ~Hdf5File();
+  Hdf5File(const Hdf5File&) = delete;
+  Hdf5File& operator=(const Hdf5File&) = delete;
+
+  /// The file's path, for messages.
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+  /// True when the root group has a link called `name`.
+  [[nodiscard]] bool has(const std::string& name) const;
+  /// The names of the root group's links, sorted, comma-separated (for messages).
+  [[nodiscard]] std::string root_names() const;
+  /// The numeric (integer or floating-point) dataset `name` of the root group, whole. Throws
+  /// InputError when it is missing (listing what the file holds), not a dataset, not numeric,
+  /// larger than `max_values` values, or unreadable (a truncated file).
+  [[nodiscard]] Hdf5Doubles read_doubles(const std::string& name, std::uint64_t max_values) const;
+  /// The dataset `name` of object references, whole. Throws InputError as read_doubles() and
+  /// when it holds something else than object references.
+  [[nodiscard]] Hdf5References read_references(const std::string& name,
+                                               std::uint64_t max_values) const;
+  /// The numeric dataset that `ref` points to, whole; `what` names it in messages
+  /// (`spikes{3,1}`). MATLAB writes an empty array as its dimensions with an attribute
+  /// `MATLAB_empty`; such a dataset is read as no values (dims empty). Throws InputError as
+  /// read_doubles(), and when the reference points at no dataset.
+  [[nodiscard]] Hdf5Doubles read_referenced_doubles(std::uint64_t ref, const std::string& what,
+                                                    std::uint64_t max_values) const;
+
+ private:
+  std::filesystem::path path_;
+  std::int64_t file_ = -1;  // hid_t
+};
+
+}  // namespace neurobench::detail
