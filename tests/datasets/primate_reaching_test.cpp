@@ -178,7 +178,7 @@ TEST_CASE("options NeuroBench asserts on are UsageErrors naming the field",
   CHECK_NOTHROW(quiet().validate());
 }
 
-TEST_CASE("subset names are NeuroBench's; an unknown one is a UsageError listing them",
+TEST_CASE("subset names are NeuroBench's, an unknown one is a UsageError listing them",
           "[datasets][primate_reaching]") {
   using neurobench::datasets::primate_reaching_subset;
   CHECK(primate_reaching_subset("train") == PrimateReachingSubset::Train);
