@@ -19,7 +19,6 @@ import argparse
 import contextlib
 import io
 import json
-import math
 import os
 import struct
 import subprocess
@@ -28,30 +27,19 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "tools"))
+import reference_results  # noqa: E402
 EXAMPLE = os.path.join(ROOT, "examples", "dvs_gesture")
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "dvs_gesture")
 RELEASE = os.path.join(FIXTURES, "release")
-SKIP = 77
 STATIC = ["Footprint", "ConnectionSparsity"]
 WORKLOAD = ["ClassificationAccuracy", "ActivationSparsity", "SynapticOperations"]
 
 
 def setup():
-    tp = os.path.abspath(os.environ.get("NEUROBENCH_THIRD_PARTY") or
-                         os.path.join(ROOT, "..", "shared", "third_party"))
-    if not (os.path.isdir(os.path.join(tp, "snntorch")) and
-            os.path.isdir(os.path.join(tp, "neurobench"))):
-        print(f"skipped: the reference packages are not at {tp}")
-        sys.exit(SKIP)
-    sys.path[:0] = [os.path.join(tp, "snntorch"), os.path.join(tp, "neurobench"),
-                    os.path.join(ROOT, "python"), EXAMPLE, FIXTURES]
-    try:
-        import numpy  # noqa: F401
-        import torch  # noqa: F401
-        import tqdm  # noqa: F401
-    except ImportError as e:
-        print(f"skipped: {e} (Debian's python3-torch, -numpy, -tqdm)")
-        sys.exit(SKIP)
+    reference_results.third_party(ROOT)
+    sys.path[:0] = [os.path.join(ROOT, "python"), EXAMPLE, FIXTURES]
+    reference_results.require(["numpy", "torch", "tqdm"], "python3-torch, -numpy, -tqdm")
 
 
 def decode_aedat(path):
@@ -89,18 +77,6 @@ def reference_frames():
     return frames, labels
 
 
-def plain(obj):
-    import numpy as np
-    import torch
-    if isinstance(obj, dict):
-        return {str(k): plain(v) for k, v in obj.items()}
-    if isinstance(obj, torch.Tensor):
-        return obj.item()
-    if isinstance(obj, (np.floating, np.integer)):
-        return obj.item()
-    return obj
-
-
 def neurobench_results(net, frames, labels, batch_size):
     import torch
     from neurobench.benchmarks import Benchmark
@@ -118,7 +94,7 @@ def neurobench_results(net, frames, labels, batch_size):
         res = Benchmark(SNNTorchModel(net), loader, [], [ChooseMaxCount()], metrics).run()
     if "Error running" in out.getvalue():
         raise RuntimeError(out.getvalue()[-600:])
-    return plain(res)
+    return reference_results.plain(res)
 
 
 def cli_results(cli, model, batch_size, work):
@@ -132,24 +108,6 @@ def cli_results(cli, model, batch_size, work):
         raise RuntimeError(f"neurobench run exited {r.returncode}: {r.stderr[-800:]}")
     with open(out) as f:
         return json.load(f)
-
-
-def compare(expected, got, prefix=""):
-    bad, worst = [], 0.0
-    for k, v in expected.items():
-        if k not in got:
-            bad.append(f"{prefix}{k} missing")
-        elif isinstance(v, dict):
-            b, w = compare(v, got[k], prefix + k + ".")
-            bad += b
-            worst = max(worst, w)
-        else:
-            g = got[k]
-            err = abs(v - g) / max(abs(v), 1e-12) if (v or g) else 0.0
-            worst = max(worst, err)
-            if not (math.isfinite(g) and err <= 1e-3):
-                bad.append(f"{prefix}{k}: NeuroBench {v}, neurobench run {g} (relative {err:.2e})")
-    return bad, worst
 
 
 def committed():
@@ -197,7 +155,7 @@ def main():
         batch_size = 2
         expected = neurobench_results(net, frames, labels, batch_size)
         got = cli_results(a.cli, model, batch_size, work)
-        bad, worst = compare(expected, got)
+        bad, worst = reference_results.compare(expected, got)
         name = f"{which} ({len(frames)} samples)"
         if bad:
             failed += 1
