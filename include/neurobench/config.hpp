@@ -70,7 +70,8 @@ struct BenchmarkConfig {
   /// Warnings are errors: NaN or Inf in the data or the weights stop the run before it starts
   /// (RunOptions::strict); the command line also refuses to write results with any warning.
   bool strict = false;
-  /// The largest array read from the `.npz`, in bytes (NpzReadOptions::max_array_bytes).
+  /// The largest array read from the `.npz` (`data`, or a data set kind's such as `wisdm`), in
+  /// bytes (NpzReadOptions::max_array_bytes).
   std::uint64_t max_array_bytes = kDefaultMaxArrayBytes;
   OutputFiles outputs;             ///< Results files to write.
 

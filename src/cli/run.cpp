@@ -342,6 +342,7 @@ int run_command(const BenchmarkConfig& c, const std::string& config_file) {
   } else {
     DatasetOpenOptions open;
     open.quiet = c.quiet;
+    open.max_array_bytes = c.max_array_bytes;
     dataset = dataset_kinds().open(c.dataset, open);
   }
 

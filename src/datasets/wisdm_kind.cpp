@@ -23,9 +23,11 @@ DatasetKind wisdm_kind() {
     (void)datasets::wisdm_subset(options.at("subset").get<std::string>());
   };
   kind.make = [](const std::filesystem::path& path, const Json& options,
-                 const DatasetOpenOptions&) -> std::shared_ptr<Dataset> {
+                 const DatasetOpenOptions& open) -> std::shared_ptr<Dataset> {
+    NpzReadOptions npz;
+    npz.max_array_bytes = open.max_array_bytes;
     return std::make_shared<datasets::Wisdm>(
-        path, datasets::wisdm_subset(options.at("subset").get<std::string>()));
+        path, datasets::wisdm_subset(options.at("subset").get<std::string>()), npz);
   };
   return kind;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -33,6 +34,9 @@ struct DatasetSpec {
 /// How a data set is opened, beyond its kind's options.
 struct DatasetOpenOptions {
   bool quiet = false;  ///< No progress bar on stderr while the data set is indexed or read.
+  /// The largest array a kind reads from an `.npz` file (`wisdm`), as
+  /// NpzReadOptions::max_array_bytes: a config's `max_array_bytes`, `--max-array-bytes`.
+  std::uint64_t max_array_bytes = kDefaultMaxArrayBytes;
 };
 
 /// A kind of data set that benchmarks read by name: what it is, what its path names, the
