@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the bundled examples do with one benchmark's Results: its warnings and failures on
-// stderr, and a value as a table cell.
+// stderr, its failures as JSON, and a value as a table cell.
 #pragma once
 
 #include <cstdio>
@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <neurobench/json.hpp>
 #include <neurobench/reporters/results.hpp>
 
 namespace neurobench::examples {
@@ -18,6 +19,15 @@ inline void print_messages(const std::string& who, const neurobench::Results& re
   for (const auto& f : results.failures) {
     fmt::print(stderr, "error: {}: {}: {}\n", who, f.metric, f.message);
   }
+}
+
+/// The run's metric failures as a JSON array of `{"metric": ..., "message": ...}`.
+inline neurobench::Json failures_json(const neurobench::Results& results) {
+  neurobench::Json failures = neurobench::Json::array();
+  for (const auto& f : results.failures) {
+    failures.push_back({{"metric", f.metric}, {"message", f.message}});
+  }
+  return failures;
 }
 
 /// A table cell: the value of `metric` (or of its `key`) formatted with `format`, "-" when the

@@ -16,6 +16,7 @@
 
 #include "common/command_line.hpp"
 #include "common/run_results.hpp"
+#include "common/run_setup.hpp"
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/config.hpp>
@@ -31,6 +32,7 @@
 
 namespace fs = std::filesystem;
 using neurobench::Json;
+using neurobench::examples::seconds_since;
 
 namespace {
 
@@ -65,10 +67,6 @@ constexpr Published kPublished[] = {
     {"synaptic ops: effective ACs", "SynapticOperations", "Effective_ACs", "{:.0f}",
      30564577.174242426},
 };
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // The benchmark as `neurobench run` takes it: NeuroBench's metric set, one frame per call,
 // output spikes counted per class.
@@ -106,13 +104,9 @@ int no_data(const Args& args) {
 int run(const Args& args) {
   if (args.data.empty() || !fs::is_directory(args.data)) return no_data(args);
   if (!args.json.empty()) (void)neurobench::check_output_file(args.json);
-  neurobench::DatasetSpec spec;
-  spec.kind = "dvs-gesture";
-  spec.path = args.data;
-  spec.options = {{"subset", args.subset}};
-  neurobench::DatasetOpenOptions open;
-  open.quiet = args.quiet;
-  const std::shared_ptr<neurobench::Dataset> data = neurobench::dataset_kinds().open(spec, open);
+  const neurobench::DatasetSpec spec{"dvs-gesture", args.data, {{"subset", args.subset}}};
+  const std::shared_ptr<neurobench::Dataset> data =
+      neurobench::examples::open_dataset(spec, args.quiet);
 
   const neurobench::BenchmarkConfig c = benchmark_config(args);
   if (!args.write_config.empty()) {

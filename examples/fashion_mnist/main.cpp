@@ -17,6 +17,7 @@
 
 #include "common/command_line.hpp"
 #include "common/run_results.hpp"
+#include "common/run_setup.hpp"
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/config.hpp>
@@ -32,6 +33,7 @@
 #include "fashion_mnist/networks.hpp"
 
 namespace fs = std::filesystem;
+using neurobench::examples::seconds_since;
 namespace fm = neurobench::examples::fashion_mnist;
 using neurobench::Json;
 
@@ -48,10 +50,6 @@ struct Args {
   std::string write_npz;
   bool quiet = false;
 };
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // What one benchmark run asks for and gives.
 struct Run {
@@ -159,10 +157,7 @@ void write_npz_and_configs(const std::vector<Run>& runs, const fs::path& dir) {
 
 int run(const Args& args) {
   fm::set_threads(args.threads);
-  if (!args.quiet && neurobench::reference_blas_in_use()) {
-    fmt::print(stderr, "warning: the reference BLAS is loaded ({}); expect slow runs\n",
-               neurobench::loaded_blas_library());
-  }
+  neurobench::examples::warn_if_reference_blas(args.quiet);
   const auto everything = std::chrono::steady_clock::now();
   neurobench::TensorDataset test = neurobench::datasets::fashion_mnist(
       args.data_dir, neurobench::datasets::FashionMnistSplit::Test);
@@ -242,11 +237,7 @@ int run(const Args& args) {
       j["results"] = r.results.values;
       if (!r.results.warnings.empty()) j["warnings"] = r.results.warnings;
       if (!r.results.failures.empty()) {
-        Json failures = Json::array();
-        for (const auto& f : r.results.failures) {
-          failures.push_back({{"metric", f.metric}, {"message", f.message}});
-        }
-        j["failures"] = failures;
+        j["failures"] = neurobench::examples::failures_json(r.results);
       }
       j["seconds"] = r.seconds;
       models_json[r.key] = j;

@@ -21,6 +21,8 @@
 #include <CLI/CLI.hpp>
 
 #include "common/command_line.hpp"
+#include "common/run_results.hpp"
+#include "common/run_setup.hpp"
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/config.hpp>
@@ -37,6 +39,7 @@
 #include "mackey_glass/esn.hpp"
 
 namespace fs = std::filesystem;
+using neurobench::examples::seconds_since;
 namespace mg = neurobench::examples::mackey_glass;
 namespace nbm = neurobench::metrics;
 using neurobench::Json;
@@ -70,10 +73,6 @@ struct Args {
   double connect_prob = 0.0;   // 0: the table's
   bool check_integrator = false;
 };
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 fs::path make_temp_dir() {
   std::string pattern = (fs::temp_directory_path() / "neurobench_mackey_glass_XXXXXX").string();
@@ -175,10 +174,7 @@ int run(const Args& args) {
   set_threads(args.threads);
   const fs::path out = args.out.empty() ? make_temp_dir() : fs::path(args.out);
   fs::create_directories(out);
-  if (!args.quiet && neurobench::reference_blas_in_use()) {
-    fmt::print(stderr, "warning: the reference BLAS is loaded ({}); expect slow runs\n",
-               neurobench::loaded_blas_library());
-  }
+  neurobench::examples::warn_if_reference_blas(args.quiet);
 
   Json runs = Json::array();
   std::vector<Row> rows;
@@ -309,11 +305,7 @@ int run(const Args& args) {
       record["results"] = results.values;
       if (!results.warnings.empty()) record["warnings"] = results.warnings;
       if (!results.failures.empty()) {
-        Json failures = Json::array();
-        for (const auto& f : results.failures) {
-          failures.push_back({{"metric", f.metric}, {"message", f.message}});
-        }
-        record["failures"] = failures;
+        record["failures"] = neurobench::examples::failures_json(results);
       }
       record["seconds"] = {{"series", repeat == 0 ? series_seconds : 0.0},
                            {"reservoir", reservoir_seconds},

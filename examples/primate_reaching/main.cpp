@@ -18,6 +18,7 @@
 
 #include "common/command_line.hpp"
 #include "common/run_results.hpp"
+#include "common/run_setup.hpp"
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/config.hpp>
@@ -197,10 +198,8 @@ int run(const Args& args) {
                   {"train_ratio", 0.5},    {"bin_width", 0.004},
                   {"biological_delay", 0}, {"stride", 0.004},
                   {"split_num", 1},        {"remove_segments_inactive", false}};
-  neurobench::DatasetOpenOptions open;
-  open.quiet = args.quiet;
   const auto data = std::dynamic_pointer_cast<neurobench::datasets::PrimateReaching>(
-      neurobench::dataset_kinds().open(spec, open));
+      neurobench::examples::open_dataset(spec, args.quiet));
   const std::optional<int> session = session_of(args.data);
 
   std::vector<Run> runs;

@@ -17,6 +17,7 @@
 
 #include "common/command_line.hpp"
 #include "common/run_results.hpp"
+#include "common/run_setup.hpp"
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/config.hpp>
@@ -32,6 +33,8 @@
 
 namespace fs = std::filesystem;
 using neurobench::Json;
+using neurobench::examples::failures_json;
+using neurobench::examples::seconds_since;
 
 namespace {
 
@@ -72,10 +75,6 @@ struct Run {
   neurobench::Results results;
   double seconds = 0;
 };
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // The benchmark of one network as `neurobench run` takes it (snn.json, ann.json): NeuroBench's
 // metric set, the pre- and post-processors of NeuroBench's GSC examples.
@@ -184,31 +183,16 @@ int no_data(const Args& args) {
   return neurobench::kExitError;
 }
 
-Json failures_json(const neurobench::Results& results) {
-  Json failures = Json::array();
-  for (const auto& f : results.failures) {
-    failures.push_back({{"metric", f.metric}, {"message", f.message}});
-  }
-  return failures;
-}
-
 int run(const Args& args) {
   if (args.data.empty() || !fs::is_directory(args.data)) return no_data(args);
   // Outputs are checked before anything runs: a bad --json path costs no benchmark.
   if (!args.json.empty()) (void)neurobench::check_output_file(args.json);
-  if (!args.quiet && neurobench::reference_blas_in_use()) {
-    fmt::print(stderr, "warning: the reference BLAS is loaded ({}); expect slow runs\n",
-               neurobench::loaded_blas_library());
-  }
+  neurobench::examples::warn_if_reference_blas(args.quiet);
   const auto everything = std::chrono::steady_clock::now();
-  neurobench::DatasetSpec spec;
-  spec.kind = "speech-commands";
-  spec.path = args.data;
-  spec.options = {{"subset", args.subset}};
-  neurobench::DatasetOpenOptions open;
-  open.quiet = args.quiet;
   // One data set for both networks: indexed once, each clip read when a batch needs it.
-  const std::shared_ptr<neurobench::Dataset> data = neurobench::dataset_kinds().open(spec, open);
+  const neurobench::DatasetSpec spec{"speech-commands", args.data, {{"subset", args.subset}}};
+  const std::shared_ptr<neurobench::Dataset> data =
+      neurobench::examples::open_dataset(spec, args.quiet);
 
   std::vector<Run> runs;
   for (const char* key : {"snn", "ann"}) {

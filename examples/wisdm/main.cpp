@@ -22,6 +22,7 @@
 
 #include "common/command_line.hpp"
 #include "common/run_results.hpp"
+#include "common/run_setup.hpp"
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/config.hpp>
@@ -37,6 +38,8 @@
 
 namespace fs = std::filesystem;
 using neurobench::Json;
+using neurobench::examples::failures_json;
+using neurobench::examples::seconds_since;
 
 namespace {
 
@@ -69,10 +72,6 @@ struct Reference {
   double effective_acs = kUnknown;
 };
 constexpr Reference kReference{};
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // The benchmark as `neurobench run` takes it (scnn.json): NeuroBench's WISDM metric set (its
 // NeuronOperations and ActivationSparsityByLayer left out), whole windows into the network,
@@ -168,14 +167,6 @@ int no_data(const Args& args) {
   return neurobench::kExitError;
 }
 
-Json failures_json(const neurobench::Results& results) {
-  Json failures = Json::array();
-  for (const auto& f : results.failures) {
-    failures.push_back({{"metric", f.metric}, {"message", f.message}});
-  }
-  return failures;
-}
-
 int run(const Args& args) {
   std::error_code ec;
   if (args.data.empty() || !fs::exists(neurobench::datasets::wisdm_file(args.data), ec)) {
@@ -183,18 +174,11 @@ int run(const Args& args) {
   }
   // Outputs are checked before anything runs: a bad --json path costs no benchmark.
   if (!args.json.empty()) (void)neurobench::check_output_file(args.json);
-  if (!args.quiet && neurobench::reference_blas_in_use()) {
-    fmt::print(stderr, "warning: the reference BLAS is loaded ({}); expect slow runs\n",
-               neurobench::loaded_blas_library());
-  }
+  neurobench::examples::warn_if_reference_blas(args.quiet);
   const auto everything = std::chrono::steady_clock::now();
-  neurobench::DatasetSpec spec;
-  spec.kind = "wisdm";
-  spec.path = args.data;
-  spec.options = {{"subset", args.subset}};
-  neurobench::DatasetOpenOptions open;
-  open.quiet = args.quiet;
-  const std::shared_ptr<neurobench::Dataset> data = neurobench::dataset_kinds().open(spec, open);
+  const neurobench::DatasetSpec spec{"wisdm", args.data, {{"subset", args.subset}}};
+  const std::shared_ptr<neurobench::Dataset> data =
+      neurobench::examples::open_dataset(spec, args.quiet);
 
   const neurobench::BenchmarkConfig config = benchmark_config(args);
   if (!args.write_configs.empty()) {
