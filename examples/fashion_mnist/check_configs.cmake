@@ -4,6 +4,7 @@
 #   cmake -DCLI=neurobench -DCONFIGS=examples/fashion_mnist -DRUN=smoke_dir -P check_configs.cmake
 # RUN holds cnn_test.npz, snn_test.npz, cnn.json, snn.json and results.json from
 # `fashion_mnist --write-npz RUN --json RUN/results.json`.
+include(${CMAKE_CURRENT_LIST_DIR}/../common/compare_configs.cmake)
 file(READ ${RUN}/results.json example)
 foreach(model cnn snn)
   file(REMOVE ${RUN}/${model}_cli.json)
@@ -50,25 +51,13 @@ endforeach()
 # The configs the example wrote beside the data (BenchmarkConfig::write) are the committed ones
 # but for the notes and the paths.
 foreach(model cnn snn)
-  file(READ ${CONFIGS}/${model}.json committed)
   file(READ ${RUN}/${model}.json written)
   string(JSON data GET "${written}" data)
   if(NOT data STREQUAL "${model}_test.npz")
     message(FATAL_ERROR "${RUN}/${model}.json: data is ${data}, expected ${model}_test.npz")
   endif()
-  foreach(key _comment _metrics model data)
-    foreach(which committed written)
-      string(JSON without ERROR_VARIABLE missing REMOVE "${${which}}" ${key})
-      if(NOT missing)
-        set(${which} "${without}")
-      endif()
-    endforeach()
-  endforeach()
-  string(JSON same EQUAL "${committed}" "${written}")
-  if(NOT same)
-    message(FATAL_ERROR "${RUN}/${model}.json, written by the example, differs from "
-                        "${CONFIGS}/${model}.json:\n${written}\n${committed}")
-  endif()
+  neurobench_compare_configs(WRITTEN ${RUN}/${model}.json COMMITTED ${CONFIGS}/${model}.json
+                             IGNORE _comment _metrics model data)
 endforeach()
 message(STATUS "the configs the example writes match the committed cnn.json and snn.json")
 

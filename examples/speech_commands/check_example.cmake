@@ -4,6 +4,7 @@
 # writes give the same numbers with `neurobench run`.
 #   cmake -DEXAMPLE=speech_commands -DCLI=neurobench -DPYTHON=/usr/bin/python3 -DSOURCE=repo
 #         -DRUN=dir -P check_example.cmake
+include(${CMAKE_CURRENT_LIST_DIR}/../common/compare_configs.cmake)
 set(folder_script ${SOURCE}/tests/fixtures/speech_commands/make_folder.py)
 
 # No data: a message saying where to get the release, exit status 2.
@@ -78,24 +79,13 @@ foreach(model snn ann)
                           "${from_example}")
     endif()
   endforeach()
-  file(READ ${SOURCE}/examples/speech_commands/${model}.json committed)
   file(READ ${RUN}/${model}.json written)
   string(JSON batch GET "${written}" batch_size)
   if(NOT batch EQUAL 4)
     message(FATAL_ERROR "${RUN}/${model}.json has batch_size ${batch}; the run used 4")
   endif()
-  foreach(key _comment model dataset batch_size)
-    foreach(which committed written)
-      string(JSON without ERROR_VARIABLE missing REMOVE "${${which}}" ${key})
-      if(NOT missing)
-        set(${which} "${without}")
-      endif()
-    endforeach()
-  endforeach()
-  string(JSON same EQUAL "${committed}" "${written}")
-  if(NOT same)
-    message(FATAL_ERROR "${RUN}/${model}.json, written by the example, differs from the "
-                        "committed ${model}.json:\n${written}\n${committed}")
-  endif()
+  neurobench_compare_configs(WRITTEN ${RUN}/${model}.json
+                             COMMITTED ${SOURCE}/examples/speech_commands/${model}.json
+                             IGNORE _comment model dataset batch_size)
 endforeach()
 message(STATUS "neurobench run on the configs the example writes gives its numbers")

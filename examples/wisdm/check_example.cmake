@@ -4,6 +4,7 @@
 # subset, and the config it writes gives the same numbers with `neurobench run`.
 #   cmake -DEXAMPLE=wisdm -DCLI=neurobench -DPYTHON=/usr/bin/python3 -DSOURCE=repo -DRUN=dir
 #         -P check_example.cmake
+include(${CMAKE_CURRENT_LIST_DIR}/../common/compare_configs.cmake)
 set(file_script ${SOURCE}/tests/fixtures/wisdm/make_file.py)
 set(url "drive.google.com/drive/folders/1WCN-XwLM_D2nOTZLY00iGwEJLwDQaUCv")
 
@@ -79,23 +80,11 @@ string(JSON subset GET "${dataset}" options subset)
 if(NOT kind STREQUAL "wisdm" OR NOT subset STREQUAL "test")
   message(FATAL_ERROR "neurobench run recorded the data set ${dataset}")
 endif()
-file(READ ${SOURCE}/examples/wisdm/scnn.json committed)
 file(READ ${RUN}/scnn.json written)
 string(JSON batch GET "${written}" batch_size)
 if(NOT batch EQUAL 8)
   message(FATAL_ERROR "${RUN}/scnn.json has batch_size ${batch}; the run used 8")
 endif()
-foreach(key _comment model dataset batch_size)
-  foreach(which committed written)
-    string(JSON without ERROR_VARIABLE missing REMOVE "${${which}}" ${key})
-    if(NOT missing)
-      set(${which} "${without}")
-    endif()
-  endforeach()
-endforeach()
-string(JSON same EQUAL "${committed}" "${written}")
-if(NOT same)
-  message(FATAL_ERROR "${RUN}/scnn.json, written by the example, differs from the committed "
-                      "scnn.json:\n${written}\n${committed}")
-endif()
+neurobench_compare_configs(WRITTEN ${RUN}/scnn.json COMMITTED ${SOURCE}/examples/wisdm/scnn.json
+                           IGNORE _comment model dataset batch_size)
 message(STATUS "neurobench run on the config the example writes gives its numbers")
