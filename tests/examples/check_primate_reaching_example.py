@@ -26,7 +26,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-SKIP = 77
+sys.path.insert(0, os.path.join(ROOT, "tests", "tools"))
+import reference_results  # noqa: E402
 EXAMPLE = os.path.join(ROOT, "examples", "primate_reaching")
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "primate_reaching")
 # NeuroBench's benchmark scripts (benchmark_SNN2.py, benchmark_2d_ann.py).
@@ -37,21 +38,11 @@ SESSIONS = [("indy_fixture", dict(seed=11, channels=96, units=3, steps=2500)),
 
 
 def setup():
-    tp = os.path.abspath(os.environ.get("NEUROBENCH_THIRD_PARTY") or
-                         os.path.join(ROOT, "..", "shared", "third_party"))
-    if not os.path.isdir(os.path.join(tp, "neurobench")):
-        print(f"skipped: NeuroBench is not at {tp}")
-        sys.exit(SKIP)
-    sys.path[:0] = [os.path.join(tp, "snntorch"), os.path.join(tp, "neurobench"), EXAMPLE,
-                    FIXTURES]
-    try:
-        import h5py  # noqa: F401
-        import scipy  # noqa: F401
-        import torch
-        import tqdm  # noqa: F401
-    except ImportError as e:
-        print(f"skipped: {e} (Debian's python3-torch, -h5py, -scipy, -tqdm)")
-        sys.exit(SKIP)
+    reference_results.third_party(ROOT, packages=("neurobench",))
+    sys.path[:0] = [EXAMPLE, FIXTURES]
+    reference_results.require(["h5py", "scipy", "torch", "tqdm"],
+                              "python3-torch, -h5py, -scipy, -tqdm")
+    import torch
     original = torch.Tensor.var
 
     def var(self, *args, **kwargs):
