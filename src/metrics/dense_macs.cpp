@@ -8,6 +8,7 @@
 
 #include <neurobench/errors.hpp>
 #include <neurobench/metrics/builtin.hpp>
+#include <neurobench/metrics/state.hpp>
 
 #include "metrics/counting.hpp"
 #include "metrics/layer_probe.hpp"
@@ -313,6 +314,16 @@ Json DenseMACs::compute() const {
   out[keys::kMACs] = macs;
   out[keys::kFLOPs] = 2.0 * macs;  // one multiply and one add per MAC
   return out;
+}
+
+// Sharded runs: the counts; merging adds them.
+Json DenseMACs::export_state() const { return Json{{"macs", macs_}, {"samples", samples_}}; }
+
+void DenseMACs::merge_state(const Json& state) {
+  if (__builtin_add_overflow(macs_, state_integer(state, "macs", "DenseMACs"), &macs_)) {
+    throw MetricError("DenseMACs: the total MAC count of the shards exceeds 2^63");
+  }
+  samples_ += state_integer(state, "samples", "DenseMACs");
 }
 
 MetricDescription DenseMACs::describe() {

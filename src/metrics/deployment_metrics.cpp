@@ -15,6 +15,7 @@
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/metrics/builtin.hpp>
+#include <neurobench/metrics/state.hpp>
 #include <neurobench/metrics/timing.hpp>
 
 namespace neurobench {
@@ -206,13 +207,35 @@ void PeakMemory::reset() {
   since_process_start_ = !reset_peak_resident_memory();
   start_rss_ = resident_memory_bytes();
   footprint_ = -1;
+  largest_merged_ = nullptr;
 }
 
 void PeakMemory::update(const WorkloadInput& input) {
   if (footprint_ < 0) footprint_ = Footprint().compute(input.model, {}).get<int64_t>();
 }
 
+// Sharded runs: each process has its own memory; the run reports the process with the largest
+// peak (docs/distributed.md), and each rank's peak is in the run's metadata.
+Json PeakMemory::export_state() const { return compute(); }
+
+void PeakMemory::merge_state(const Json& state) {
+  const int64_t peak = state_integer(state, keys::kPeakRssBytes, "PeakMemory");
+  const int64_t largest = largest_merged_.is_null()
+                              ? -1
+                              : largest_merged_[keys::kPeakRssBytes].get<int64_t>();
+  if (peak > largest) largest_merged_ = state;
+}
+
 Json PeakMemory::compute() const {
+  Json own = own_value();
+  if (!largest_merged_.is_null() &&
+      largest_merged_[keys::kPeakRssBytes].get<int64_t>() > own[keys::kPeakRssBytes].get<int64_t>()) {
+    return largest_merged_;
+  }
+  return own;
+}
+
+Json PeakMemory::own_value() const {
   const int64_t peak = peak_resident_memory_bytes();
   if (peak < 0 || start_rss_ < 0) {
     throw MetricError(fmt::format("{}: /proc/self/status has no VmRSS/VmHWM (Linux only)", name()));

@@ -3,6 +3,7 @@
 
 #include <neurobench/errors.hpp>
 #include <neurobench/metrics/builtin.hpp>
+#include <neurobench/metrics/state.hpp>
 
 #include "metrics/counting.hpp"
 
@@ -75,6 +76,36 @@ Json ActivationSparsityByLayer::compute() const {
   return out;
 }
 
+// Sharded runs: the counts per layer, layers in the order first seen; merging adds them.
+Json ActivationSparsityByLayer::export_state() const {
+  Json layers = Json::array();
+  for (const auto& name : order_) {
+    const Counts& c = layers_.find(name)->second;
+    layers.push_back(Json::array({name, c.elements, c.nonzeros}));
+  }
+  return Json{{"layers", std::move(layers)}};
+}
+
+void ActivationSparsityByLayer::merge_state(const Json& state) {
+  if (!state.is_object() || !state.contains("layers") || !state["layers"].is_array()) {
+    throw MetricError("ActivationSparsityByLayer: a shard's state has no 'layers' array");
+  }
+  for (const Json& layer : state["layers"]) {
+    if (!layer.is_array() || layer.size() != 3 || !layer[0].is_string() ||
+        !layer[1].is_number_integer() || !layer[2].is_number_integer()) {
+      throw MetricError("ActivationSparsityByLayer: a shard's state holds a malformed layer");
+    }
+    const std::string name = layer[0].get<std::string>();
+    auto it = layers_.find(name);
+    if (it == layers_.end()) {
+      order_.push_back(name);
+      it = layers_.emplace(name, Counts{}).first;
+    }
+    it->second.elements += layer[1].get<int64_t>();
+    it->second.nonzeros += layer[2].get<int64_t>();
+  }
+}
+
 // spec: Membrane updates: the first call of a layer in a batch counts every element of its
 // `mem` after the call; later calls count the elements that changed.
 void MembraneUpdates::reset() {
@@ -102,6 +133,16 @@ void MembraneUpdates::update(const WorkloadInput& input) { samples_ += input.bat
 Json MembraneUpdates::compute() const {
   if (samples_ == 0) return 0.0;
   return static_cast<double>(updates_) / static_cast<double>(samples_);
+}
+
+// Sharded runs: the counts; merging adds them.
+Json MembraneUpdates::export_state() const {
+  return Json{{"updates", updates_}, {"samples", samples_}};
+}
+
+void MembraneUpdates::merge_state(const Json& state) {
+  updates_ += state_integer(state, "updates", "MembraneUpdates");
+  samples_ += state_integer(state, "samples", "MembraneUpdates");
 }
 
 // spec: Membrane updates and neuron operations, cost per update
@@ -164,6 +205,18 @@ Json NeuronOperations::compute() const {
   out[keys::kEffectiveNeuronOps] = samples_ == 0 ? 0.0 : effective_ / n;
   out[keys::kNeuronDenseOps] = samples_ == 0 ? 0.0 : dense_ / n;
   return out;
+}
+
+// Sharded runs: the sums (whole numbers of operations, exact in a double up to 2^53) and the
+// samples; merging adds them.
+Json NeuronOperations::export_state() const {
+  return Json{{"effective", effective_}, {"dense", dense_}, {"samples", samples_}};
+}
+
+void NeuronOperations::merge_state(const Json& state) {
+  effective_ += state_number(state, "effective", "NeuronOperations");
+  dense_ += state_number(state, "dense", "NeuronOperations");
+  samples_ += state_integer(state, "samples", "NeuronOperations");
 }
 
 MetricDescription ActivationSparsity::describe() {

@@ -7,6 +7,7 @@
 
 #include <neurobench/errors.hpp>
 #include <neurobench/metrics/builtin.hpp>
+#include <neurobench/metrics/state.hpp>
 
 #include "metrics/counting.hpp"
 
@@ -589,6 +590,21 @@ Json SynapticOperations::compute() const {
   out[keys::kEffectiveACs] = none ? 0.0 : static_cast<double>(state_->acs) / n;
   out[keys::kDense] = none ? 0.0 : static_cast<double>(state_->dense) / n;
   return out;
+}
+
+// Sharded runs: the counts (the weight caches are this process's own); merging adds them.
+Json SynapticOperations::export_state() const {
+  return Json{{"macs", state_->macs},
+              {"acs", state_->acs},
+              {"dense", state_->dense},
+              {"samples", state_->samples}};
+}
+
+void SynapticOperations::merge_state(const Json& state) {
+  state_->macs += state_integer(state, "macs", "SynapticOperations");
+  state_->acs += state_integer(state, "acs", "SynapticOperations");
+  state_->dense += state_integer(state, "dense", "SynapticOperations");
+  state_->samples += state_integer(state, "samples", "SynapticOperations");
 }
 
 MetricDescription SynapticOperations::describe() {

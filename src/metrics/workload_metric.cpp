@@ -39,13 +39,46 @@ void add_weighted(Json& sum, const Json& value, double weight, const std::string
 void WorkloadMetric::begin_run() {
   sum_ = nullptr;
   last_value_ = nullptr;
+  terms_ = Json::array();
 }
 
 void WorkloadMetric::add_batch(const WorkloadInput& input, double weight) {
   last_value_ = (*this)(input);
   add_weighted(sum_, last_value_, weight, name());
+  terms_.push_back(Json::array({last_value_, weight}));
 }
 
 Json WorkloadMetric::run_value() const { return sum_.is_null() ? Json(0.0) : sum_; }
+
+// The batches' values and weights: merging adds them in order, as add_batch() did, so that
+// the sum is the one a single process makes.
+Json WorkloadMetric::export_state() const {
+  return Json{{"terms", terms_.is_null() ? Json::array() : terms_}};
+}
+
+void WorkloadMetric::merge_state(const Json& state) {
+  const Json* terms = state.is_object() && state.contains("terms") ? &state["terms"] : nullptr;
+  if (terms == nullptr || !terms->is_array()) {
+    throw MetricError(fmt::format("{}: a shard's state has no 'terms' array", name()));
+  }
+  if (terms_.is_null()) terms_ = Json::array();
+  for (const Json& term : *terms) {
+    if (!term.is_array() || term.size() != 2 || !term[1].is_number()) {
+      throw MetricError(fmt::format("{}: a shard's state holds a malformed term {}", name(),
+                                    detail::json_excerpt(term)));
+    }
+    add_weighted(sum_, term[0], term[1].get<double>(), name());
+    terms_.push_back(term);
+  }
+}
+
+Json AccumulatedMetric::export_state() const {
+  throw MetricError(fmt::format(
+      "{} keeps state across batches and does not export it, so it cannot run sharded: "
+      "override mergeable(), export_state() and merge_state() (docs/writing-a-metric.md)",
+      name()));
+}
+
+void AccumulatedMetric::merge_state(const Json& /*state*/) { (void)export_state(); }
 
 }  // namespace neurobench

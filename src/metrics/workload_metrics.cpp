@@ -7,6 +7,7 @@
 
 #include <neurobench/errors.hpp>
 #include <neurobench/metrics/builtin.hpp>
+#include <neurobench/metrics/state.hpp>
 
 #include "util/text.hpp"
 
@@ -101,6 +102,27 @@ Json R2::compute() const {
     r2 = r2 + (1 - den.reciprocal() * sse[c]);
   }
   return (r2 / 2).item<double>();
+}
+
+// Sharded runs: the batches' predictions and targets themselves, so that the merged R2 is
+// computed on the same tensors, in the same order, as a single process's.
+Json R2::export_state() const {
+  Json preds = Json::array();
+  Json targets = Json::array();
+  for (const auto& p : preds_) preds.push_back(tensor_state(p));
+  for (const auto& t : targets_) targets.push_back(tensor_state(t));
+  return Json{{"preds", std::move(preds)}, {"targets", std::move(targets)}};
+}
+
+void R2::merge_state(const Json& state) {
+  if (!state.is_object() || !state.contains("preds") || !state.contains("targets") ||
+      !state["preds"].is_array() || state["preds"].size() != state["targets"].size()) {
+    throw MetricError("R2: a shard's state needs as many 'preds' as 'targets'");
+  }
+  for (std::size_t b = 0; b < state["preds"].size(); ++b) {
+    preds_.push_back(tensor_from_state(state["preds"][b], "R2"));
+    targets_.push_back(tensor_from_state(state["targets"][b], "R2"));
+  }
 }
 
 MetricDescription ClassificationAccuracy::describe() {

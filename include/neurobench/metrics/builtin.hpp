@@ -87,6 +87,9 @@ class R2 final : public AccumulatedMetric {
   void reset() override;
   void update(const WorkloadInput& input) override;
   [[nodiscard]] Json compute() const override;
+  [[nodiscard]] bool mergeable() const override { return true; }
+  [[nodiscard]] Json export_state() const override;
+  void merge_state(const Json& state) override;
 
  private:
   std::vector<torch::Tensor> preds_;
@@ -116,6 +119,9 @@ class ActivationSparsityByLayer final : public AccumulatedMetric {
   void reset() override;
   void update(const WorkloadInput& input) override;
   [[nodiscard]] Json compute() const override;
+  [[nodiscard]] bool mergeable() const override { return true; }
+  [[nodiscard]] Json export_state() const override;
+  void merge_state(const Json& state) override;
   [[nodiscard]] LayerEvents observes() const override { return LayerEvents::kActivations; }
   void on_activation(const ActivationCall& call) override;
 
@@ -139,6 +145,9 @@ class SynapticOperations final : public AccumulatedMetric {
   void reset() override;
   void update(const WorkloadInput& input) override;
   [[nodiscard]] Json compute() const override;
+  [[nodiscard]] bool mergeable() const override { return true; }
+  [[nodiscard]] Json export_state() const override;
+  void merge_state(const Json& state) override;
   [[nodiscard]] LayerEvents observes() const override { return LayerEvents::kConnections; }
   void on_connection(const ConnectionCall& call) override;
 
@@ -160,6 +169,9 @@ class DenseMACs final : public AccumulatedMetric {
   void reset() override;
   void update(const WorkloadInput& input) override;
   [[nodiscard]] Json compute() const override;
+  [[nodiscard]] bool mergeable() const override { return true; }
+  [[nodiscard]] Json export_state() const override;
+  void merge_state(const Json& state) override;
   [[nodiscard]] LayerEvents observes() const override { return LayerEvents::kOperators; }
   [[nodiscard]] std::vector<std::string> observed_operators() const override;
   /// Counts one call; throws MetricError naming the call site when the arguments' shapes do
@@ -179,6 +191,9 @@ class MembraneUpdates final : public AccumulatedMetric {
   void reset() override;
   void update(const WorkloadInput& input) override;
   [[nodiscard]] Json compute() const override;
+  [[nodiscard]] bool mergeable() const override { return true; }
+  [[nodiscard]] Json export_state() const override;
+  void merge_state(const Json& state) override;
   [[nodiscard]] LayerEvents observes() const override { return LayerEvents::kActivations; }
   void begin_batch() override;
   void on_activation(const ActivationCall& call) override;
@@ -198,6 +213,9 @@ class NeuronOperations final : public AccumulatedMetric {
   void reset() override;
   void update(const WorkloadInput& input) override;
   [[nodiscard]] Json compute() const override;
+  [[nodiscard]] bool mergeable() const override { return true; }
+  [[nodiscard]] Json export_state() const override;
+  void merge_state(const Json& state) override;
   [[nodiscard]] LayerEvents observes() const override { return LayerEvents::kActivations; }
   void begin_batch() override;
   void on_activation(const ActivationCall& call) override;
@@ -261,11 +279,16 @@ class PeakMemory final : public AccumulatedMetric {
   void reset() override;
   void update(const WorkloadInput& input) override;
   [[nodiscard]] Json compute() const override;
+  [[nodiscard]] bool mergeable() const override { return true; }
+  [[nodiscard]] Json export_state() const override;
+  void merge_state(const Json& state) override;
 
  private:
   int64_t start_rss_ = 0;
   int64_t footprint_ = -1;
   bool since_process_start_ = false;
+  [[nodiscard]] Json own_value() const;  // this process's figures
+  Json largest_merged_;  // the merged shard with the largest peak, if larger than this one's
 };
 
 /// The cost of one membrane update of a spiking neuron class with the given reset mechanism

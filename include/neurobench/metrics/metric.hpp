@@ -131,9 +131,26 @@ class WorkloadMetric {
   /// independently of the kConnections events.
   virtual void on_operator(const OperatorCall& /*call*/) {}
 
+  /// Sharded runs (docs/distributed.md): true when export_state() and merge_state() are
+  /// implemented, so that the metric can run on shards of the data set in several processes and
+  /// be merged. Every plain workload metric can; an AccumulatedMetric says so by overriding the
+  /// three. A sharded run records a metric that cannot as failed, and runs the others.
+  [[nodiscard]] virtual bool mergeable() const { return true; }
+  /// Sharded runs: what merge_state() needs of this instance's run so far, in a Json that may
+  /// hold binary values (tensor_state() in <neurobench/metrics/state.hpp>). Here: each batch's
+  /// value and weight, in order. Throws MetricError when the metric is not mergeable().
+  [[nodiscard]] virtual Json export_state() const;
+  /// Sharded runs: takes in the state another instance exported after running the batches that
+  /// come next in the data set, as if this instance had run them too (shards are merged in
+  /// order, the first shard's instance taking the others'). Here: adds each batch's value in
+  /// order, so that the run's value is the one a single process computes, bit for bit. Throws
+  /// MetricError for a state it cannot read, or when the metric is not mergeable().
+  virtual void merge_state(const Json& state);
+
  private:
   Json sum_;         // the weighted sum of the batches so far
   Json last_value_;  // the last batch's value
+  Json terms_;       // [value, weight] of each batch, in order (export_state)
 };
 
 /// A workload metric that keeps state across batches and reports `compute()` at the end.
@@ -159,6 +176,13 @@ class AccumulatedMetric : public WorkloadMetric {
   [[nodiscard]] Json run_value() const final { return compute(); }
   /// `compute()`: the value so far.
   [[nodiscard]] Json shown_after_batch() const final { return compute(); }
+  /// False unless overridden together with export_state() and merge_state(): the state of an
+  /// accumulated metric is its own (the built-ins implement all three).
+  [[nodiscard]] bool mergeable() const override { return false; }
+  /// Throws MetricError: override it (with merge_state() and mergeable()) to run sharded.
+  [[nodiscard]] Json export_state() const override;
+  /// Throws MetricError: override it (with export_state() and mergeable()) to run sharded.
+  void merge_state(const Json& state) override;
 };
 
 struct Timings;
