@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <neurobench/data/dataloader.hpp>
+#include <neurobench/distributed.hpp>
 #include <neurobench/environment.hpp>
 #include <neurobench/metrics/metric.hpp>
 #include <neurobench/metrics/timing.hpp>
@@ -46,6 +47,12 @@ struct RunOptions {
   /// warning in Results::warnings.
   bool strict = false;
   TimingOptions timing;  ///< How the timing pass runs (only when a timing metric is asked for).
+  /// A sharded run (docs/distributed.md): the processes it runs on. Each rank runs its
+  /// contiguous shard of the batches (and of the timing batches); the metric states are merged
+  /// in rank order, and every rank returns the results of the whole data set, with
+  /// `_run.distributed` saying how it ran. A metric that cannot be merged
+  /// (WorkloadMetric::mergeable()) fails. Null, or a group of one process: an ordinary run.
+  std::shared_ptr<ProcessGroup> group;
 };
 
 /// One metric that failed: its name and the cause.

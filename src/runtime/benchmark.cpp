@@ -217,19 +217,33 @@ Results Benchmark::run(const RunOptions& options) {
   for (const auto& name : order) results.values[name] = nullptr;  // keeps the order asked for
   results.metrics = describe_metrics(s.metrics, order);
 
-  const detail::PassInput in{*s.model, s.loader, s.pre, s.post, s.layers};
+  ProcessGroup* group =
+      options.group != nullptr && options.group->world_size() > 1 ? options.group.get() : nullptr;
+  detail::PassInput in{*s.model, s.loader, s.pre, s.post, s.layers};
+  if (group != nullptr) {
+    in.shard = group->rank();
+    in.shards = group->world_size();
+  }
   // A stop request (request_stop(), a signal) is honoured between passes and between batches.
   detail::stop_if_requested([] { return std::string("before the run started"); });
   detail::static_pass(in, s.metrics.static_metrics, state);  // spec: the model as loaded
   // The workload pass runs unless every workload metric asked for is a timing metric.
   if (!s.metrics.workload_metrics.empty() || s.metrics.timing_metrics.empty()) {
     detail::stop_if_requested([] { return std::string("after the static metrics"); });
-    detail::workload_pass(in, s.metrics.workload_metrics, options, state);
+    if (group != nullptr) {
+      detail::sharded_workload_pass(in, s.metrics.workload_metrics, options, state, *group);
+    } else {
+      detail::workload_pass(in, s.metrics.workload_metrics, options, state);
+    }
   }
   if (!s.metrics.timing_metrics.empty()) {
     detail::stop_if_requested([] { return std::string("before the timing pass"); });
   }
-  detail::timing_pass(in, s.metrics.timing_metrics, options.timing, state);
+  if (group != nullptr && !s.metrics.timing_metrics.empty()) {
+    detail::sharded_timing_pass(in, s.metrics.timing_metrics, options.timing, state, *group);
+  } else {
+    detail::timing_pass(in, s.metrics.timing_metrics, options.timing, state);
+  }
   // What the model saw while it ran (a step-wise network that keeps no state), each once.
   for (const std::string& w : s.model->warnings()) state.warn_once(w);
   state.finish();

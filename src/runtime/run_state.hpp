@@ -24,6 +24,11 @@ class RunState {
   void fail(const std::string& metric, const std::string& message);
   /// True when `metric` failed.
   [[nodiscard]] bool failed(const std::string& metric) const { return failed_.count(metric) != 0; }
+  /// The failure recorded for `metric`, or nullptr.
+  [[nodiscard]] const std::string* failure(const std::string& metric) const {
+    const auto it = failed_.find(metric);
+    return it == failed_.end() ? nullptr : &it->second;
+  }
   /// Runs `compute` for `metric`, recording a LibTorch or other error as its failure; an
   /// InputError (bad data, not the metric's fault) and Interrupted go through.
   template <class F>
@@ -83,6 +88,17 @@ void RunState::guard(const std::string& metric, F&& compute) {
   return std::chrono::duration<double>(b - a).count();
 }
 
+/// The batches `[first, end)` of a data loader.
+struct BatchRange {
+  std::size_t first = 0;
+  std::size_t end = 0;
+  [[nodiscard]] std::size_t size() const { return end - first; }
+};
+
+/// Shard `rank` of `shards` of `count` batches: contiguous, in order, sizes differing by at most
+/// one (`[count * rank / shards, count * (rank + 1) / shards)`).
+[[nodiscard]] BatchRange shard_of(std::size_t count, int rank, int shards);
+
 /// What a pass needs of the benchmark.
 struct PassInput {
   NeuroBenchModel& model;
@@ -90,6 +106,8 @@ struct PassInput {
   std::vector<std::unique_ptr<PreProcessor>>& pre;
   std::vector<std::unique_ptr<PostProcessor>>& post;
   const LayerSetup& layers;
+  int shard = 0;   ///< This process's shard of the data set (sharded runs; else 0 of 1).
+  int shards = 1;  ///< Shards of the data set: the world size of a sharded run.
 };
 
 /// Static metrics on the model as it is before the first batch.
@@ -102,5 +120,28 @@ void workload_pass(const PassInput& in, const std::vector<std::unique_ptr<Worklo
 /// The timing pass (see TimingOptions) and the timing metrics' values.
 void timing_pass(const PassInput& in, const std::vector<std::unique_ptr<TimingMetric>>& metrics,
                  const TimingOptions& options, RunState& state);
+/// The timing pass's measurements, on this process's shard of the timing batches; warnings
+/// about them go to `results`. `startup`: load the model again for StartupTime.
+[[nodiscard]] Timings measure_timings(const PassInput& in, const TimingOptions& options,
+                                      bool startup, Results& results);
+/// `_run.timing`: the settings asked for, the runs made and whether max_time cut them short.
+void record_timing(const TimingOptions& options, bool startup, const Timings& t,
+                   Results& results);
+/// True when a timing metric of `metrics` needs fresh loads of the model file.
+[[nodiscard]] bool needs_startup_runs(const std::vector<std::unique_ptr<TimingMetric>>& metrics);
+
+/// The workload pass of a sharded run (docs/distributed.md): this rank's shard of the batches,
+/// then one exchange of the metric states through `group`, merged in rank order into every
+/// rank's metrics, so that every rank ends with the values of the whole data set. Metrics that
+/// are not mergeable() fail. Throws what a rank threw (DistributedError on the other ranks).
+void sharded_workload_pass(const PassInput& in,
+                           const std::vector<std::unique_ptr<WorkloadMetric>>& metrics,
+                           const RunOptions& options, RunState& state, ProcessGroup& group);
+/// The timing pass of a sharded run: every rank times its shard, then one exchange; the timing
+/// metrics are computed on every rank's runs together (Throughput: the ranks' rates added), and
+/// each rank's own values go in `_run.distributed.ranks`.
+void sharded_timing_pass(const PassInput& in,
+                         const std::vector<std::unique_ptr<TimingMetric>>& metrics,
+                         const TimingOptions& options, RunState& state, ProcessGroup& group);
 
 }  // namespace neurobench::detail

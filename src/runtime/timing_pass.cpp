@@ -28,10 +28,14 @@ int64_t timing_batch_size(const PassInput& in, const TimingOptions& o, Results& 
 // Warm-up runs, then the timed runs (a given number, or as many as fit in min_time_s).
 void timed_runs(const PassInput& in, const DataLoader& batches, const TimingOptions& o,
                 Timings& t) {
+  // A sharded run's ranks each cycle through their own shard of the full batches (all of them
+  // when there are fewer full batches than ranks).
   const auto full_batches = static_cast<std::size_t>(in.loader.dataset().size() / t.batch_size);
+  BatchRange range = shard_of(full_batches, in.shard, in.shards);
+  if (range.size() == 0) range = {0, full_batches};
   std::size_t next = 0;
   auto run_once = [&]() {
-    const std::size_t b = next++ % full_batches;
+    const std::size_t b = range.first + next++ % range.size();
     Batch batch = batches.batch(b);
     TimedRun run;
     run.samples = batch.size();
@@ -92,7 +96,11 @@ void startup_runs(const PassInput& in, const DataLoader& batches, const TimingOp
                   Timings& t) {
   const NeuroBenchModel& model = in.model;
   try {
-    Batch first = pre_process(in.pre, batches.batch(0), 0);
+    const std::size_t first_batch =
+        shard_of(static_cast<std::size_t>(in.loader.dataset().size() / t.batch_size), in.shard,
+                 in.shards)
+            .first;
+    Batch first = pre_process(in.pre, batches.batch(first_batch), first_batch);
     // max_time_s bounds the loads as it bounds the timed runs; one load is always made.
     const auto start = Clock::now();
     for (int64_t k = 0; k < o.startup_runs; ++k) {
@@ -150,7 +158,10 @@ void warn_if_cut_short(const TimingOptions& o, bool startup, const Timings& t, R
   }
 }
 
-Timings measure(const PassInput& in, const TimingOptions& o, bool startup, Results& results) {
+}  // namespace
+
+Timings measure_timings(const PassInput& in, const TimingOptions& o, bool startup,
+                        Results& results) {
   Timings t;
   t.batch_size = timing_batch_size(in, o, results);
   t.clock_resolution_s = monotonic_clock_resolution();
@@ -171,16 +182,28 @@ Timings measure(const PassInput& in, const TimingOptions& o, bool startup, Resul
   return t;
 }
 
-}  // namespace
+bool needs_startup_runs(const std::vector<std::unique_ptr<TimingMetric>>& metrics) {
+  bool startup = false;
+  for (const auto& m : metrics) startup = startup || m->needs_startup_runs();
+  return startup;
+}
 
 void timing_pass(const PassInput& in, const std::vector<std::unique_ptr<TimingMetric>>& metrics,
                  const TimingOptions& options, RunState& state) {
   if (metrics.empty()) return;
-  bool startup = false;
-  for (const auto& m : metrics) startup = startup || m->needs_startup_runs();
-  const Timings t = measure(in, options, startup, state.results);
+  const bool startup = needs_startup_runs(metrics);
+  const Timings t = measure_timings(in, options, startup, state.results);
+  record_timing(options, startup, t, state.results);
+  for (const auto& m : metrics) {
+    const std::string name = m->name();
+    state.guard(name, [&] { state.results.values[name] = m->compute(t); });
+  }
+}
+
+void record_timing(const TimingOptions& options, bool startup, const Timings& t,
+                   Results& results) {
   // The settings asked for, then the runs made and whether max_time cut the pass short.
-  state.results.run["timing"] = {
+  results.run["timing"] = {
       {"warmup", options.warmup},
       {"runs", options.runs},
       {"min_time_s", options.min_time_s},
@@ -192,10 +215,6 @@ void timing_pass(const PassInput& in, const std::vector<std::unique_ptr<TimingMe
       {"runs_done", static_cast<int64_t>(t.runs.size())},
       {"startup_runs_done", static_cast<int64_t>(t.startup.size())},
       {"max_time_reached", t.max_time_reached || t.startup_max_time_reached}};
-  for (const auto& m : metrics) {
-    const std::string name = m->name();
-    state.guard(name, [&] { state.results.values[name] = m->compute(t); });
-  }
 }
 
 }  // namespace neurobench::detail

@@ -59,15 +59,17 @@ void workload_pass(const PassInput& in, const std::vector<std::unique_ptr<Worklo
                        state.fail(names[&m], message);
                      });
     for (const auto& w : probe.warnings()) state.results.warnings.push_back(w);
-    Progress progress(!options.quiet, in.loader.num_batches());
-    for (std::size_t b = 0; b < in.loader.num_batches(); ++b) {
+    // A sharded run's rank runs its own contiguous shard of the batches.
+    const BatchRange range = shard_of(in.loader.num_batches(), in.shard, in.shards);
+    Progress progress(!options.quiet, range.size());
+    for (std::size_t b = range.first; b < range.end; ++b) {
       stop_if_requested([&] {
-        return fmt::format("during the workload pass, after {} of {} batches", b,
-                           in.loader.num_batches());
+        return fmt::format("during the workload pass, after {} of {} batches", b - range.first,
+                           range.size());
       });
       state.results.samples += run_batch(in, active, names, b, options, state);
       ++state.results.batches;
-      progress.update(b + 1);
+      progress.update(b - range.first + 1);
     }
   }  // the probe's hooks are removed here, before any timing pass
   // The values now, before a timing pass (PeakMemory reads the workload's peak).
