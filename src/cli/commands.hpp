@@ -16,6 +16,13 @@
 // Exit statuses are the library's (kExitOk, kExitMetricFailed, kExitError in errors.hpp).
 namespace neurobench::cli {
 
+/// How `neurobench run` takes part in a sharded run (docs/distributed.md): command-line only,
+/// since they describe the launch, not the benchmark.
+struct DistributedArgs {
+  std::string mode = "auto";  ///< `--distributed`: auto, on or off.
+  double timeout_s = 300;     ///< `--distributed-timeout`: seconds a rank waits for the others.
+};
+
 /// The options of `neurobench run` as given on the command line. The config file's values
 /// and the flags given are merged into a BenchmarkConfig by resolve_run_args().
 struct RunArgs {
@@ -41,6 +48,7 @@ struct RunArgs {
   std::string json_out;
   std::string csv_out;
   std::string text_out;
+  DistributedArgs distributed;
 };
 
 /// Adds the `run` subcommand, filling `args`.
@@ -52,9 +60,11 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args);
 /// are both given, `--subset` or `--dataset-options` is given without a data set by kind, or
 /// for a bad metric, processor or data set.
 [[nodiscard]] BenchmarkConfig resolve_run_args(const CLI::App& run, const RunArgs& command_line);
-/// Runs the benchmark `config` describes (read from `config_file`, if not empty); returns
-/// the exit status.
-int run_command(const BenchmarkConfig& config, const std::string& config_file);
+/// Runs the benchmark `config` describes (read from `config_file`, if not empty), sharded over
+/// the processes a launcher started when `distributed` says so; returns the exit status. In a
+/// sharded run only rank 0 prints the results and writes the results files.
+int run_command(const BenchmarkConfig& config, const std::string& config_file,
+                const DistributedArgs& distributed = {});
 /// Prints every registered metric and processor; returns the exit status.
 int list_command(std::ostream& out);
 

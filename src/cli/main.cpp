@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
         }
         if (run->parsed()) {
           return neurobench::cli::run_command(neurobench::cli::resolve_run_args(*run, run_args),
-                                              run_args.config);
+                                              run_args.config, run_args.distributed);
         }
         if (list->parsed()) return neurobench::cli::list_command(std::cout);
         if (report->parsed()) return neurobench::cli::report_command(report_args, std::cout);

@@ -10,6 +10,7 @@
 #include <neurobench/config.hpp>
 #include <neurobench/data/dataset.hpp>
 #include <neurobench/datasets/kinds.hpp>
+#include <neurobench/distributed.hpp>
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/io/output_file.hpp>
@@ -116,6 +117,17 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
   add_number(*run, a, "max_array_bytes", "BYTES", fmt::format("{}", a.flags.max_array_bytes),
              "the largest array read from the --data .npz, in bytes (declared sizes are "
              "checked before anything is inflated)");
+  run->add_option("--distributed", a.distributed.mode,
+                  "shard the run over the processes torchrun, mpirun or srun started: auto (when "
+                  "WORLD_SIZE, OMPI_COMM_WORLD_SIZE or SLURM_STEP_NUM_TASKS says more than one), "
+                  "on or off (docs/distributed.md)")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->default_str("auto");
+  run->add_option("--distributed-timeout", a.distributed.timeout_s,
+                  "sharded runs: seconds a rank waits for the others to join, and at the end of "
+                  "its shard for the slowest")
+      ->check(CLI::Range(1.0, 86400.0))
+      ->default_str(fmt::format("{:g}", a.distributed.timeout_s));
   return run;
 }
 
@@ -240,6 +252,18 @@ void write_results(const Results& results, const std::vector<ResultsFile>& files
   }
 }
 
+// Processes of a sharded run on one machine share its cores: say so when their threads
+// together are more than it has (torchrun starts one thread per process unless told otherwise).
+void warn_if_ranks_share_cores(const RankInfo& rank, int threads) {
+  const int cores = capture_environment().cores;
+  if (rank.rank != 0 || rank.local_world_size <= 0 || cores <= 0) return;
+  if (rank.local_world_size * threads <= cores) return;
+  std::cerr << fmt::format(
+      "warning: {} processes of {} threads each share this machine's {} logical CPUs: they "
+      "compete for them, which slows the run and makes timings unrepresentative\n",
+      rank.local_world_size, threads, cores);
+}
+
 // --strict: every warning of the run is an error. Says each one as an error and returns true
 // when the run must end with exit status 2 and write no results file.
 bool warnings_are_errors(const Results& results, bool strict) {
@@ -320,18 +344,30 @@ BenchmarkConfig resolve_run_args(const CLI::App& run, const RunArgs& cli) {
   return merged;
 }
 
-int run_command(const BenchmarkConfig& c, const std::string& config_file) {
+int run_command(const BenchmarkConfig& c, const std::string& config_file,
+                const DistributedArgs& distributed) {
   check_names(c);
   std::vector<MetricSpec> static_specs, workload_specs;
   place_metrics(c, static_specs, workload_specs);
   MetricSet metrics = MetricSet::from_specs(static_specs, workload_specs);
-  const RunOptions run_options = c.run_options();
+  RunOptions run_options = c.run_options();
   run_options.timing.validate();
   const std::vector<ResultsFile> files = results_files(c.outputs);
   check_outputs(files, c, config_file);
   at::set_num_threads(c.threads);
   // SIGINT and SIGTERM stop the run after the batch in progress, with no results file.
   stop_on_signals();
+  // A sharded run connects first, so that a rank that cannot join stops every rank early.
+  const std::unique_ptr<RankInfo> rank =
+      rank_from_environment(distributed_mode_from_string(distributed.mode));
+  if (rank != nullptr && rank->world_size > 1) {
+    DistributedOptions options;
+    options.timeout = std::chrono::milliseconds(static_cast<int64_t>(distributed.timeout_s * 1000));
+    run_options.group = std::make_shared<ProcessGroup>(*rank, options);
+    if (rank->rank != 0) run_options.quiet = true;  // one progress bar: rank 0's
+    warn_if_ranks_share_cores(*rank, c.threads);
+  }
+  const bool writes = rank == nullptr || rank->rank == 0;
 
   TorchScriptOptions model_options;
   model_options.stepwise = c.stepwise;
@@ -382,6 +418,13 @@ int run_command(const BenchmarkConfig& c, const std::string& config_file) {
   results.run["stepwise"] = c.stepwise;
   if (!config_file.empty()) results.run["config"] = config_file;
 
+  if (rank != nullptr) {
+    Json& d = results.run["distributed"];
+    if (!d.is_object()) d = {{"world_size", 1}, {"launcher", rank->launcher}};
+    d["timeout_s"] = distributed.timeout_s;
+  }
+  // The other ranks hold the same results; rank 0 alone says them and writes them.
+  if (!writes) return results.ok() ? kExitOk : kExitMetricFailed;
   if (reference_blas_in_use()) {
     std::cerr << "warning: LibTorch is using the reference BLAS (" << loaded_blas_library()
               << "), 10-15x slower than OpenBLAS on Linear layers: install libopenblas0\n";
