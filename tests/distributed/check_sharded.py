@@ -1,0 +1,363 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Sharded runs of `neurobench run` (docs/distributed.md) over 127.0.0.1 on this machine.
+
+  check_sharded.py NEUROBENCH_CLI CONFORMANCE_CASES BENCHMARK_MODELS
+
+1. Results: every case is run by one process, then by 2 and 4 processes started with the
+   torchrun environment (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT, LOCAL_RANK); each metric
+   of rank 0's results file must equal the one-process value (integers exactly, floats within
+   1e-9 relative; the comparison reports how many were bit for bit equal). Cases: the shared
+   conformance cases with several batches (some at a smaller batch size, so that they have
+   several), a step-wise spiking MLP with every hook metric, and the timing metrics (checked
+   for consistency, not for equality).
+2. Faults: a rank killed during its shard, a rank stopped (hung), a rank that never starts, and
+   wrong rendezvous variables: the others stop with an error naming the rank or the variable,
+   within the timeout, and no results file is written.
+3. torchrun itself, when it is installed: `torchrun --no_python ... neurobench run ...`.
+Exit status 0 when all hold; 1 with the failures listed.
+"""
+import json
+import math
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+CLI, CASES, MODELS = sys.argv[1], sys.argv[2], sys.argv[3]
+failures = []
+TIMING = {"Latency", "InferenceTime", "Throughput", "StartupTime", "PeakMemory"}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rank_env(rank, world, port, **extra):
+    env = dict(os.environ)
+    for key in list(env):
+        if key.startswith(("OMPI_", "SLURM_", "TORCHELASTIC_")) or key in (
+                "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR",
+                "MASTER_PORT"):
+            del env[key]
+    env.update({"RANK": str(rank), "WORLD_SIZE": str(world), "LOCAL_RANK": str(rank),
+                "LOCAL_WORLD_SIZE": str(world), "MASTER_ADDR": "127.0.0.1",
+                "MASTER_PORT": str(port)})
+    env.update(extra)
+    return env
+
+
+def start_ranks(world, args, out, timeout_s=60, rank_args=None):
+    port = free_port()
+    procs = []
+    for rank in range(world):
+        extra = (rank_args or {}).get(rank, [])
+        procs.append(subprocess.Popen(
+            [CLI, "run", *args, "--json", out, "--quiet", "--distributed-timeout", str(timeout_s),
+             *extra], env=rank_env(rank, world, port), stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True))
+    return procs
+
+
+def wait_for_first_batch(proc):
+    """Reads the rank's stderr (it runs with --verbose) until it has run a batch."""
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if line.startswith("batch "):
+            return "".join(seen)
+    raise RuntimeError("the rank ended before its first batch: " + "".join(seen)[-1000:])
+
+
+def finish(procs, limit=300):
+    outs = []
+    for p in procs:
+        try:
+            o, e = p.communicate(timeout=limit)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            o, e = p.communicate()
+            e += "\n(killed: did not finish within %d s)" % limit
+        outs.append((p.returncode, o, e))
+    return outs
+
+
+def numbers(value, prefix=""):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from numbers(v, f"{prefix}.{k}" if prefix else k)
+    else:
+        yield prefix, value
+
+
+def compare(name, one, many, world):
+    exact = total = 0
+    for metric, value in one.items():
+        if metric.startswith("_") or metric in TIMING:
+            continue
+        got = dict(numbers(many.get(metric), metric))
+        for key, want in numbers(value, metric):
+            total += 1
+            have = got.get(key)
+            if isinstance(want, bool) or want is None or isinstance(want, str):
+                ok = have == want
+            elif isinstance(want, int) and isinstance(have, int):
+                ok = have == want
+            elif isinstance(have, (int, float)):
+                ok = math.isclose(have, want, rel_tol=1e-9, abs_tol=0.0) or have == want
+            else:
+                ok = False
+            if not ok:
+                failures.append(f"{name}, {world} processes: {key} = {have}, one process: {want}")
+            exact += have == want
+    return exact, total
+
+
+def check_run_metadata(name, one, many, world):
+    d = many.get("_run", {}).get("distributed")
+    if not d or d.get("world_size") != world or len(d.get("ranks", [])) != world:
+        failures.append(f"{name}, {world} processes: _run.distributed is {d}")
+        return
+    if many["_run"]["samples"] != one["_run"]["samples"]:
+        failures.append(f"{name}, {world} processes: {many['_run']['samples']} samples, "
+                        f"one process: {one['_run']['samples']}")
+    ends = [r["batches"] for r in d["ranks"]]
+    if ends[0][0] != 0 or any(a[1] != b[0] for a, b in zip(ends, ends[1:])):
+        failures.append(f"{name}, {world} processes: shards are not contiguous: {ends}")
+    if any("host" not in r for r in d["ranks"]):
+        failures.append(f"{name}, {world} processes: a rank has no host: {d['ranks']}")
+
+
+def run_case(name, args, work, worlds=(2, 4), timing=False):
+    one_path = os.path.join(work, f"{name}_1.json")
+    r = subprocess.run([CLI, "run", *args, "--json", one_path, "--quiet"], capture_output=True,
+                       text=True, env=rank_env(0, 1, 1, WORLD_SIZE="1"))
+    if r.returncode != 0:
+        failures.append(f"{name}: one process failed ({r.returncode}): {r.stderr[-2000:]}")
+        return
+    one = json.load(open(one_path))
+    for world in worlds:
+        path = os.path.join(work, f"{name}_{world}.json")
+        outs = finish(start_ranks(world, args, path))
+        bad = [(rank, o) for rank, o in enumerate(outs) if o[0] != 0]
+        if bad:
+            rank, (code, _, err) = bad[0]
+            failures.append(f"{name}, {world} processes: rank {rank} exit {code}: {err[-2000:]}")
+            continue
+        if any(o[1].strip() for o in outs[1:]):
+            failures.append(f"{name}, {world} processes: a rank other than 0 printed results")
+        many = json.load(open(path))
+        exact, total = compare(name, one, many, world)
+        check_run_metadata(name, one, many, world)
+        if timing:
+            check_timing(name, one, many, world)
+        print(f"{name}: {world} processes: {exact} of {total} values bit for bit equal to one "
+              f"process's, the rest within 1e-9")
+
+
+def check_timing(name, one, many, world):
+    d = many["_run"]["distributed"]
+    thr = many.get("Throughput") or {}
+    per_rank = [r.get("timing", {}).get("Throughput") for r in d["ranks"]]
+    if any(p is None for p in per_rank) or not thr:
+        failures.append(f"{name}, {world} processes: Throughput per rank {per_rank}, merged {thr}")
+        return
+    rate = sum(p["samples_per_s"] for p in per_rank)
+    if not math.isclose(thr["samples_per_s"], rate, rel_tol=1e-9):
+        failures.append(f"{name}: merged throughput {thr['samples_per_s']} is not the sum "
+                        f"of the ranks' {rate}")
+    if thr["samples"] != sum(p["samples"] for p in per_rank):
+        failures.append(f"{name}: merged throughput samples {thr['samples']} != ranks' sum")
+    lat = many.get("Latency") or {}
+    if lat.get("runs") != sum(r["timing"]["Latency"]["runs"] for r in d["ranks"]):
+        failures.append(f"{name}: merged Latency runs {lat.get('runs')} != the ranks' sum")
+    if not many.get("PeakMemory", {}).get("peak_rss_bytes"):
+        failures.append(f"{name}: no PeakMemory in the sharded results")
+
+
+def case_args(case, batch_size=None, extra_workload=()):
+    d = json.load(open(os.path.join(CASES, case, "case.json")))
+    args = ["--model", os.path.join(CASES, case, d["model"]),
+            "--data", os.path.join(CASES, case, d["data"]),
+            "--batch-size", str(batch_size or d["batch_size"])]
+    if d.get("static"):
+        args += ["--static", ",".join(d["static"])]
+    workload = list(d.get("workload", [])) + [m for m in extra_workload
+                                                if m not in d.get("workload", [])]
+    if workload:
+        args += ["--workload", ",".join(workload)]
+    if d.get("post"):
+        args += ["--post", ",".join(d["post"])]
+    if d.get("stepwise"):
+        args.append("--stepwise")
+    if d.get("activation_modules"):
+        args += ["--activation-modules", ",".join(d["activation_modules"])]
+    return args
+
+
+def results_cases(work):
+    if os.path.isdir(CASES):
+        for case in ("rx_cnn_classifier", "rx_snn_mlp_stepwise", "tm_accuracy",
+                     "tm_act_shared_relu"):
+            run_case(case, case_args(case, extra_workload=["DenseMACs"]), work)
+        # Single-batch cases at batch size 1 to 3, so that every rank has batches.
+        for case, batch in (("tm_r2", 3), ("tm_mse", 3), ("tm_smape", 4), ("tm_snn_ones", 1),
+                            ("tm_synops_lstm", 1), ("tm_synops_gru", 1), ("tm_synops_rnn", 1)):
+            run_case(f"{case}_batch{batch}", case_args(case, batch), work)
+    else:
+        print(f"(no conformance cases at {CASES}: only the bundled benchmark model)")
+    # The step-wise spiking MLP of benchmarks/ with every hook metric, on 23 samples of 20
+    # timesteps in batches of 4 (6 batches: uneven shards), and the timing metrics.
+    import numpy as np
+    rng = np.random.default_rng(7)
+    data = os.path.join(work, "snn.npz")
+    np.savez(data, data=(rng.random((23, 20, 784)) < 0.2).astype(np.float32),
+             targets=rng.integers(0, 10, 23))
+    args = ["--model", os.path.join(MODELS, "snn_mlp.pt"), "--data", data, "--batch-size", "4",
+            "--stepwise", "--post", "ChooseMaxCount",
+            "--static", "Footprint,ParameterCount,ConnectionSparsity,ModelFileSize",
+            "--workload", "ClassificationAccuracy,ActivationSparsity,ActivationSparsityByLayer,"
+            "SynapticOperations,MembraneUpdates,NeuronOperations,DenseMACs,PeakMemory,Latency,"
+            "InferenceTime,Throughput,StartupTime", "--runs", "3", "--warmup", "1",
+            "--startup-runs", "1"]
+    run_case("snn_mlp_every_hook_metric", args, work, worlds=(2, 3), timing=True)
+    return args
+
+
+def expect_failure(name, outs, rank_words, path, limit_s=None, started=None):
+    codes = [o[0] for o in outs]
+    if os.path.exists(path):
+        failures.append(f"{name}: a results file was written")
+    if codes[0] in (0, None):
+        failures.append(f"{name}: rank 0 exited {codes[0]}")
+    if not any(w in outs[0][2] for w in rank_words):
+        failures.append(f"{name}: rank 0's error does not say {rank_words}: {outs[0][2][-1500:]}")
+    if limit_s is not None and time.monotonic() - started > limit_s:
+        failures.append(f"{name}: took {time.monotonic() - started:.0f} s, more than {limit_s}")
+    print(f"{name}: exit statuses {codes}; rank 0 said: "
+          f"{outs[0][2].strip().splitlines()[-1] if outs[0][2].strip() else ''}")
+
+
+def slow_args(work):
+    import numpy as np
+    data = os.path.join(work, "slow.npz")
+    rng = np.random.default_rng(8)
+    np.savez(data, data=(rng.random((96, 100, 784)) < 0.2).astype(np.float32),
+             targets=rng.integers(0, 10, 96))
+    return ["--model", os.path.join(MODELS, "snn_mlp.pt"), "--data", data, "--batch-size", "2",
+            "--stepwise", "--post", "ChooseMaxCount", "--workload",
+            "ClassificationAccuracy,SynapticOperations"]
+
+
+def fault_cases(work):
+    args = slow_args(work)
+    # A rank killed during its shard: rank 0 finishes its own, then stops at the exchange.
+    path = os.path.join(work, "killed.json")
+    procs = start_ranks(2, args, path, timeout_s=60, rank_args={1: ["--verbose"]})
+    wait_for_first_batch(procs[1])  # joined, and in the middle of its shard
+    procs[1].send_signal(signal.SIGKILL)
+    started = time.monotonic()
+    expect_failure("rank 1 killed", finish(procs), ["rank 1"], path, 60, started)
+    # A rank that hangs (stopped): the others give up after --distributed-timeout.
+    path = os.path.join(work, "hung.json")
+    procs = start_ranks(2, args, path, timeout_s=5, rank_args={1: ["--verbose"]})
+    wait_for_first_batch(procs[1])
+    procs[1].send_signal(signal.SIGSTOP)
+    started = time.monotonic()
+    out0 = finish(procs[:1])
+    procs[1].send_signal(signal.SIGCONT)
+    procs[1].kill()
+    finish(procs[1:])
+    expect_failure("rank 1 hung", out0, ["rank 1", "ranks 1"], path, 60, started)
+    # A rank that never starts: rank 0 names it after the timeout.
+    path = os.path.join(work, "absent.json")
+    port = free_port()
+    started = time.monotonic()
+    p = subprocess.Popen([CLI, "run", *args, "--json", path, "--quiet", "--distributed-timeout",
+                          "3"], env=rank_env(0, 3, port), stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    expect_failure("ranks 1 and 2 never started", finish([p]), ["ranks 1, 2"], path, 30, started)
+    # A rank whose shard holds a sample the model fails on: every rank stops, rank 0 naming it.
+    import numpy as np
+    import torch
+
+    class Picky(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            if bool((x > 5).any()):
+                raise RuntimeError("a sample above 5")
+            return x.sum(1).long()
+
+    model = os.path.join(work, "picky.pt")
+    torch.jit.script(Picky()).save(model)
+    data = os.path.join(work, "picky.npz")
+    values = np.zeros((8, 3), np.float32)
+    values[7, 0] = 9  # in the last batch: rank 1's shard
+    np.savez(data, data=values, targets=np.zeros(8, np.int64))
+    path = os.path.join(work, "picky.json")
+    outs = finish(start_ranks(2, ["--model", model, "--data", data, "--batch-size", "2",
+                                  "--workload", "ClassificationAccuracy"], path))
+    expect_failure("rank 1 fails on its shard", outs, ["rank 1 (on"], path)
+    if outs[1][0] != 2 or "a sample above 5" not in outs[1][2]:
+        failures.append(f"rank 1 fails on its shard: rank 1 exit {outs[1][0]}: {outs[1][2]}")
+    # Wrong or missing variables: a clear error naming them, before anything runs.
+    for label, extra, drop, word in (
+            ("RANK missing", {}, "RANK", "RANK is not set"),
+            ("RANK out of range", {"RANK": "2"}, None, "RANK=2 is not below WORLD_SIZE=2"),
+            ("MASTER_ADDR missing", {}, "MASTER_ADDR", "MASTER_ADDR is not set"),
+            ("MASTER_PORT not a number", {"MASTER_PORT": "http"}, None, "MASTER_PORT='http'")):
+        env = rank_env(0, 2, free_port(), **extra)
+        if drop:
+            del env[drop]
+        path = os.path.join(work, "bad_env.json")
+        r = subprocess.run([CLI, "run", *args, "--json", path, "--quiet"], env=env,
+                           capture_output=True, text=True, timeout=60)
+        if r.returncode != 2 or word not in r.stderr or os.path.exists(path):
+            failures.append(f"{label}: exit {r.returncode}, said: {r.stderr.strip()[-500:]}")
+        else:
+            print(f"{label}: {r.stderr.strip().splitlines()[-1]}")
+
+
+def torchrun_case(args, work):
+    torchrun = shutil.which("torchrun")
+    if torchrun is None:
+        print("(torchrun is not installed: its launch line is not checked)")
+        return
+    one = os.path.join(work, "snn_mlp_every_hook_metric_1.json")
+    path = os.path.join(work, "torchrun.json")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")}
+    # Debian's torchrun (python3-torch 1.13 on Python 3.11) fails on its own default
+    # --redirects/--tee values; docs/distributed.md gives this line.
+    r = subprocess.run([torchrun, "--redirects", "1", "--tee", "1", "--no_python",
+                        "--nproc_per_node", "2", "--master_port", str(free_port()), CLI, "run",
+                        *args, "--json", path, "--quiet"], capture_output=True, text=True,
+                       env=env, timeout=600)
+    if r.returncode != 0 or not os.path.exists(path):
+        failures.append(f"torchrun: exit {r.returncode}: {r.stderr[-2000:]}")
+        return
+    exact, total = compare("torchrun", json.load(open(one)), json.load(open(path)), 2)
+    print(f"torchrun --nproc_per_node 2: {exact} of {total} values bit for bit equal")
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="neurobench_sharded_")
+    try:
+        args = results_cases(work)
+        fault_cases(work)
+        torchrun_case(args, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    for f in failures:
+        print("FAIL:", f)
+    print("sharded runs:", "all checks passed" if not failures else f"{len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <neurobench/distributed.hpp>
+
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <future>
+#include <map>
+#include <optional>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include <neurobench/benchmark.hpp>
+#include <neurobench/errors.hpp>
+#include <neurobench/metrics/builtin.hpp>
+#include <neurobench/metrics/state.hpp>
+#include <neurobench/model/model.hpp>
+
+#include "runtime/run_state.hpp"
+#include "support.hpp"
+
+using neurobench::DistributedMode;
+using neurobench::rank_from_environment;
+
+namespace {
+
+using Vars = std::map<std::string, std::string>;
+
+// Sets the launcher variables of a test and puts the environment back afterwards.
+class Environment {
+ public:
+  explicit Environment(const std::map<std::string, std::string>& values) {
+    for (const char* name : kNames) {
+      const char* old = std::getenv(name);
+      saved_[name] = old == nullptr ? std::nullopt : std::optional<std::string>(old);
+      ::unsetenv(name);
+    }
+    for (const auto& [name, value] : values) ::setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~Environment() {
+    for (const auto& [name, value] : saved_) {
+      if (value) {
+        ::setenv(name.c_str(), value->c_str(), 1);
+      } else {
+        ::unsetenv(name.c_str());
+      }
+    }
+  }
+  Environment(const Environment&) = delete;
+  Environment& operator=(const Environment&) = delete;
+
+ private:
+  static constexpr const char* kNames[] = {
+      "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
+      "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+      "OMPI_COMM_WORLD_LOCAL_SIZE", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID",
+      "SLURM_NTASKS", "TORCHELASTIC_USE_AGENT_STORE", "TORCHELASTIC_RESTART_COUNT"};
+  std::map<std::string, std::optional<std::string>> saved_;
+};
+
+int free_port() {
+  const int s = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = 0;
+  socklen_t length = sizeof a;
+  REQUIRE(::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  REQUIRE(::getsockname(s, reinterpret_cast<sockaddr*>(&a), &length) == 0);
+  ::close(s);
+  return ntohs(a.sin_port);
+}
+
+neurobench::RankInfo rank_info(int rank, int world, int port) {
+  neurobench::RankInfo info;
+  info.rank = rank;
+  info.world_size = world;
+  info.master_addr = "127.0.0.1";
+  info.master_port = port;
+  info.launcher = "test";
+  return info;
+}
+
+// Mean of the batch's targets as a plain metric: per-batch values that a merge must weight.
+class TargetMean final : public neurobench::WorkloadMetric {
+ public:
+  neurobench::Json operator()(const neurobench::WorkloadInput& in) override {
+    return in.batch.targets.to(torch::kDouble).mean().item<double>() / 3.0;
+  }
+};
+
+// An accumulated metric that does not export its state.
+class Private final : public neurobench::AccumulatedMetric {
+ public:
+  void reset() override { n_ = 0; }
+  void update(const neurobench::WorkloadInput& in) override { n_ += in.batch.size(); }
+  [[nodiscard]] neurobench::Json compute() const override { return n_; }
+
+ private:
+  int64_t n_ = 0;
+};
+
+neurobench::Results run_benchmark(std::shared_ptr<neurobench::ProcessGroup> group) {
+  auto model = std::make_shared<neurobench::TorchScriptModel>(
+      neurobench::test::fixture("core/classifier.pt"));
+  auto data = std::make_shared<neurobench::TensorDataset>(
+      neurobench::TensorDataset::from_npz(neurobench::test::fixture("core/classifier.npz")));
+  neurobench::LoaderOptions lo;
+  lo.batch_size = 3;
+  neurobench::MetricSet metrics = neurobench::MetricSet::from_names(
+      {"Footprint"}, {"ClassificationAccuracy", "ActivationSparsity", "ActivationSparsityByLayer",
+                      "SynapticOperations", "DenseMACs", "Throughput"});
+  metrics.workload_metrics.push_back(std::make_unique<TargetMean>());
+  metrics.workload_metrics.push_back(std::make_unique<Private>());
+  neurobench::RunOptions o;
+  o.quiet = true;
+  o.timing.runs = 2;
+  o.timing.warmup = 0;
+  o.group = std::move(group);
+  neurobench::Benchmark bench(model, neurobench::DataLoader(data, lo), {}, {},
+                              std::move(metrics));
+  return bench.run(o);
+}
+
+}  // namespace
+
+TEST_CASE("rank_from_environment reads torchrun's variables", "[distributed]") {
+  Environment env({{"RANK", "1"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "1"},
+                   {"LOCAL_WORLD_SIZE", "2"}, {"MASTER_ADDR", "node0"}, {"MASTER_PORT", "29500"},
+                   {"TORCHELASTIC_USE_AGENT_STORE", "True"}, {"TORCHELASTIC_RESTART_COUNT", "2"}});
+  const auto info = rank_from_environment(DistributedMode::Auto);
+  REQUIRE(info != nullptr);
+  CHECK(info->rank == 1);
+  CHECK(info->world_size == 4);
+  CHECK(info->local_rank == 1);
+  CHECK(info->local_world_size == 2);
+  CHECK(info->master_addr == "node0");
+  CHECK(info->master_port == 29500);
+  CHECK(info->launcher == "torchrun");
+  CHECK(info->launcher_holds_store);
+  CHECK(info->attempt == "2");
+  CHECK(rank_from_environment(DistributedMode::Off) == nullptr);
+}
+
+TEST_CASE("rank_from_environment reads Open MPI's and Slurm's variables", "[distributed]") {
+  {
+    Environment env({{"OMPI_COMM_WORLD_RANK", "3"}, {"OMPI_COMM_WORLD_SIZE", "8"},
+                     {"OMPI_COMM_WORLD_LOCAL_RANK", "1"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"},
+                     {"MASTER_ADDR", "10.0.0.1"}, {"MASTER_PORT", "1234"}});
+    const auto info = rank_from_environment(DistributedMode::Auto);
+    REQUIRE(info != nullptr);
+    CHECK(info->launcher == "openmpi");
+    CHECK(info->rank == 3);
+    CHECK(info->world_size == 8);
+    CHECK(info->local_world_size == 2);
+    CHECK_FALSE(info->launcher_holds_store);
+  }
+  {
+    Environment env({{"SLURM_PROCID", "5"}, {"SLURM_STEP_NUM_TASKS", "6"}, {"SLURM_LOCALID", "1"},
+                     {"MASTER_ADDR", "n1"}, {"MASTER_PORT", "29400"}});
+    const auto info = rank_from_environment(DistributedMode::Auto);
+    REQUIRE(info != nullptr);
+    CHECK(info->launcher == "slurm");
+    CHECK(info->rank == 5);
+    CHECK(info->world_size == 6);
+    CHECK(info->local_rank == 1);
+  }
+}
+
+TEST_CASE("rank_from_environment: a plain run, or a clear error naming the variable",
+          "[distributed]") {
+  {
+    Environment env(Vars{});
+    CHECK(rank_from_environment(DistributedMode::Auto) == nullptr);
+    REQUIRE_THROWS_WITH(rank_from_environment(DistributedMode::On),
+                        Catch::Contains("WORLD_SIZE, OMPI_COMM_WORLD_SIZE or "
+                                        "SLURM_STEP_NUM_TASKS"));
+  }
+  {
+    Environment env(Vars{{"WORLD_SIZE", "1"}});
+    CHECK(rank_from_environment(DistributedMode::Auto) == nullptr);
+  }
+  {
+    Environment env(Vars{{"RANK", "0"}});
+    REQUIRE_THROWS_WITH(rank_from_environment(DistributedMode::Auto),
+                        Catch::Contains("RANK is set but WORLD_SIZE is not"));
+  }
+  const std::map<std::string, std::string> good{
+      {"RANK", "0"}, {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "h"}, {"MASTER_PORT", "29500"}};
+  const std::vector<std::pair<std::map<std::string, std::string>, std::string>> bad{
+      {{{"RANK", "x"}}, "RANK='x'"},
+      {{{"RANK", "2"}}, "RANK=2 is not below WORLD_SIZE=2"},
+      {{{"RANK", "-1"}}, "RANK='-1'"},
+      {{{"WORLD_SIZE", "0"}}, "WORLD_SIZE='0'"},
+      {{{"MASTER_PORT", "70000"}}, "MASTER_PORT='70000'"},
+      {{{"MASTER_ADDR", ""}}, "MASTER_ADDR is not set"}};
+  for (const auto& [changes, message] : bad) {
+    auto values = good;
+    for (const auto& [k, v] : changes) values[k] = v;
+    Environment env(values);
+    REQUIRE_THROWS_AS(rank_from_environment(DistributedMode::Auto), neurobench::UsageError);
+    REQUIRE_THROWS_WITH(rank_from_environment(DistributedMode::Auto), Catch::Contains(message));
+  }
+  auto no_port = good;
+  no_port.erase("MASTER_PORT");
+  Environment env(no_port);
+  REQUIRE_THROWS_WITH(rank_from_environment(DistributedMode::Auto),
+                      Catch::Contains("MASTER_PORT is not set"));
+  REQUIRE_THROWS_WITH(neurobench::distributed_mode_from_string("yes"),
+                      Catch::Contains("expected auto, on or off"));
+}
+
+TEST_CASE("shard_of cuts batches into contiguous shards of nearly equal size",
+          "[distributed]") {
+  using neurobench::detail::shard_of;
+  for (std::size_t count : {0U, 1U, 3U, 7U, 100U}) {
+    for (int shards : {1, 2, 3, 4, 7}) {
+      std::size_t next = 0;
+      for (int r = 0; r < shards; ++r) {
+        const auto range = shard_of(count, r, shards);
+        REQUIRE(range.first == next);
+        REQUIRE(range.size() <= count / shards + 1);
+        REQUIRE(range.size() + 1 >= count / shards + (count % shards != 0 ? 1 : 0));
+        next = range.end;
+      }
+      REQUIRE(next == count);
+    }
+  }
+}
+
+TEST_CASE("tensor_state brings tensors back bit for bit", "[distributed]") {
+  for (const auto& t :
+       {torch::randn({3, 2}), torch::randn({4}, torch::kDouble).select(0, 1),
+        torch::arange(6, torch::kLong).reshape({2, 3}).t(), torch::zeros({0, 2}),
+        torch::tensor({std::nanf(""), 1.0f, -INFINITY}), torch::ones({2}, torch::kBool)}) {
+    const neurobench::Json state = neurobench::tensor_state(t);
+    // through CBOR, as the ranks send it
+    const torch::Tensor back = neurobench::tensor_from_state(
+        neurobench::Json::from_cbor(neurobench::Json::to_cbor(state)), "test");
+    REQUIRE(back.scalar_type() == t.scalar_type());
+    REQUIRE(back.sizes() == t.sizes());
+    REQUIRE(back.equal(t) == t.equal(t));  // NaN != NaN: compare the bytes instead
+    REQUIRE(std::memcmp(back.data_ptr(), t.contiguous().data_ptr(),
+                        static_cast<std::size_t>(t.numel()) * t.element_size()) == 0);
+  }
+  REQUIRE_THROWS_AS(neurobench::tensor_from_state(neurobench::Json{{"dtype", "Float"}}, "R2"),
+                    neurobench::MetricError);
+  neurobench::Json short_bytes = neurobench::tensor_state(torch::ones({3}));
+  short_bytes["shape"] = {4};
+  REQUIRE_THROWS_WITH(neurobench::tensor_from_state(short_bytes, "R2"),
+                      Catch::Contains("R2") && Catch::Contains("4 elements in 12 bytes"));
+}
+
+TEST_CASE("a benchmark sharded over two processes' worth of threads equals one run",
+          "[distributed]") {
+  const neurobench::Results one = run_benchmark(nullptr);
+  const int port = free_port();
+  auto rank = [&](int r) {
+    auto group = std::make_shared<neurobench::ProcessGroup>(rank_info(r, 2, port));
+    return run_benchmark(group);
+  };
+  auto second = std::async(std::launch::async, rank, 1);
+  const neurobench::Results zero = rank(0);
+  const neurobench::Results first = second.get();
+  for (const auto* sharded : {&zero, &first}) {
+    for (const auto& [name, value] : one.values.items()) {
+      if (name == "Throughput" || name == "Private") continue;
+      INFO(name);
+      REQUIRE(sharded->values[name] == value);  // bit for bit
+    }
+    REQUIRE(sharded->samples == one.samples);
+    REQUIRE(sharded->batches == one.batches);
+    const auto& d = sharded->run["distributed"];
+    REQUIRE(d["world_size"] == 2);
+    REQUIRE(d["ranks"].size() == 2);
+    REQUIRE(d["ranks"][1]["batches"] == neurobench::Json::array({2, 4}));
+    // Throughput: the ranks' rates added; each rank's own in the metadata
+    const double sum = d["ranks"][0]["timing"]["Throughput"]["samples_per_s"].get<double>() +
+                       d["ranks"][1]["timing"]["Throughput"]["samples_per_s"].get<double>();
+    REQUIRE(sharded->values["Throughput"]["samples_per_s"].get<double>() == Approx(sum));
+    // An accumulated metric that keeps its state to itself fails, saying why; the others run.
+    REQUIRE(sharded->values["Private"].is_null());
+    REQUIRE(sharded->failures.size() == 1);
+    REQUIRE_THAT(sharded->failures[0].message, Catch::Contains("cannot run sharded"));
+  }
+  REQUIRE(one.values["Private"] == 10);
+}
+
+TEST_CASE("a rank that does not join stops with an error naming it", "[distributed]") {
+  neurobench::DistributedOptions o;
+  o.timeout = std::chrono::milliseconds(1500);
+  REQUIRE_THROWS_WITH(neurobench::ProcessGroup(rank_info(0, 2, free_port()), o),
+                      Catch::Contains("1 of 2 processes joined") &&
+                          Catch::Contains("rank 1 did not"));
+}
