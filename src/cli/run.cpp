@@ -424,7 +424,11 @@ int run_command(const BenchmarkConfig& c, const std::string& config_file,
     d["timeout_s"] = distributed.timeout_s;
   }
   // The other ranks hold the same results; rank 0 alone says them and writes them.
-  if (!writes) return results.ok() ? kExitOk : kExitMetricFailed;
+  if (!writes) {
+    // The same status as rank 0's: --strict refuses on every rank alike.
+    if (c.strict && !results.warnings.empty()) return kExitError;
+    return results.ok() ? kExitOk : kExitMetricFailed;
+  }
   if (reference_blas_in_use()) {
     std::cerr << "warning: LibTorch is using the reference BLAS (" << loaded_blas_library()
               << "), 10-15x slower than OpenBLAS on Linear layers: install libopenblas0\n";

@@ -102,6 +102,34 @@ Json rank_payload(ProcessGroup& group, const std::exception_ptr& error) {
           {"error", error ? error_record(error) : Json(nullptr)}};
 }
 
+// What every rank must agree on for the merge to mean anything.
+Json fingerprint(const PassInput& in, const std::vector<std::string>& metrics) {
+  Json f = {{"samples", in.loader.dataset().size()},
+            {"batches", in.loader.num_batches()},
+            {"batch_size", in.loader.options().batch_size},
+            {"metrics", metrics},
+            {"model", in.model.describe()}};
+  if (const auto sha = in.model.source_sha256()) f["model_sha256"] = *sha;
+  if (const auto sha = in.loader.dataset().source_sha256()) f["data_sha256"] = *sha;
+  return f;
+}
+
+// Ranks that run another benchmark than rank 0 (another model, data set, batch size or metrics)
+// would merge into nonsense: every rank stops, naming the first difference.
+void check_same_benchmark(const std::vector<Json>& payloads) {
+  const Json& first = payloads.front()["benchmark"];
+  for (std::size_t r = 1; r < payloads.size(); ++r) {
+    const Json& other = payloads[r]["benchmark"];
+    for (const auto& [key, value] : first.items()) {
+      if (other.contains(key) && other[key] == value) continue;
+      throw DistributedError(fmt::format(
+          "rank {} runs another benchmark than rank 0: its {} is {}, rank 0's {} (every rank "
+          "must be started with the same command)",
+          r, key, other.contains(key) ? other[key].dump() : "not known", value.dump()));
+    }
+  }
+}
+
 Json timings_to_json(const Timings& t) {
   Json runs = Json::array();
   for (const auto& r : t.runs) runs.push_back({r.pre_s, r.forward_s, r.post_s, r.samples});
@@ -201,7 +229,10 @@ void sharded_workload_pass(const PassInput& in,
   } catch (...) {
     error = std::current_exception();
   }
+  std::vector<std::string> names;
+  for (const auto& m : metrics) names.push_back(m->name());
   Json mine = rank_payload(group, error);
+  mine["benchmark"] = fingerprint(in, names);
   mine["batches"] = {range.first, range.end};
   mine["samples"] = state.results.samples;
   mine["workload_s"] = seconds_between(start, Clock::now());
@@ -213,6 +244,7 @@ void sharded_workload_pass(const PassInput& in,
   const std::vector<Json> all = exchange(group, mine, "workload states");
   const double exchange_s = seconds_between(exchange_start, Clock::now());
   stop_if_any_failed(all, group.rank(), error, "workload pass");
+  check_same_benchmark(all);
   const auto merge_start = Clock::now();
 
   // Every rank merges every rank's state, in rank order, into fresh metrics: the same sums,
@@ -287,12 +319,16 @@ void sharded_timing_pass(const PassInput& in,
   } catch (...) {
     error = std::current_exception();
   }
+  std::vector<std::string> names;
+  for (const auto& m : metrics) names.push_back(m->name());
   Json mine = rank_payload(group, error);
+  mine["benchmark"] = fingerprint(in, names);
   mine["timings"] = std::move(mine_timings);
   mine["values"] = std::move(values);
   mine["warnings"] = state.results.warnings;
   const std::vector<Json> all = exchange(group, mine, "timings");
   stop_if_any_failed(all, group.rank(), error, "timing pass");
+  check_same_benchmark(all);
 
   std::vector<Timings> timings;
   for (const Json& p : all) timings.push_back(timings_from_json(p["timings"]));

@@ -305,6 +305,19 @@ def fault_cases(work):
     expect_failure("rank 1 fails on its shard", outs, ["rank 1 (on"], path)
     if outs[1][0] != 2 or "a sample above 5" not in outs[1][2]:
         failures.append(f"rank 1 fails on its shard: rank 1 exit {outs[1][0]}: {outs[1][2]}")
+    # Ranks started with different commands: refused at the exchange, naming the difference.
+    path = os.path.join(work, "different.json")
+    data = os.path.join(work, "zeros.npz")
+    np.savez(data, data=np.zeros((8, 3), np.float32), targets=np.zeros(8, np.int64))
+    port = free_port()
+    procs = [subprocess.Popen([CLI, "run", "--model", model, "--data", data, "--batch-size",
+                               str(2 + rank), "--workload", "ClassificationAccuracy", "--json",
+                               path, "--quiet"], env=rank_env(rank, 2, port),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for rank in range(2)]
+    outs = finish(procs)
+    expect_failure("ranks with different batch sizes", outs,
+                   ["rank 1 runs another benchmark than rank 0: its batches is 3"], path)
     # Wrong or missing variables: a clear error naming them, before anything runs.
     for label, extra, drop, word in (
             ("RANK missing", {}, "RANK", "RANK is not set"),
