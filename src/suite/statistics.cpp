@@ -3,6 +3,7 @@
 // 1 - I_{dof/(dof+t^2)}(dof/2, 1/2) / 2 for t >= 0, and the quantile is found by bisection on it.
 #include "suite/statistics.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -122,7 +123,10 @@ std::optional<double> welch_p_value(const SampleStats& a, const SampleStats& b) 
   if (!a.sd || !b.sd) return std::nullopt;
   const double va = *a.sd * *a.sd / static_cast<double>(a.n);
   const double vb = *b.sd * *b.sd / static_cast<double>(b.n);
-  if (va + vb == 0) return std::nullopt;
+  // A spread of rounding noise (1e-16 of the means) gives meaningless p-values such as 1e-30.
+  if (std::sqrt(va + vb) <= 1e-12 * std::max(std::fabs(a.mean), std::fabs(b.mean))) {
+    return std::nullopt;
+  }
   const double t = (b.mean - a.mean) / std::sqrt(va + vb);
   const double dof = (va + vb) * (va + vb) /
                      (va * va / static_cast<double>(a.n - 1) + vb * vb / static_cast<double>(b.n - 1));

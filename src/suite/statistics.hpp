@@ -37,7 +37,8 @@ struct SampleStats {
 
 /// The two-sided p-value of Welch's t-test that `a` and `b` have the same mean: t = (mean_b -
 /// mean_a) / sqrt(sd_a^2/n_a + sd_b^2/n_b) with the Welch-Satterthwaite degrees of freedom.
-/// Unset when either has fewer than 2 values or both standard deviations are 0.
+/// Unset when either has fewer than 2 values, or the spread sqrt(sd_a^2/n_a + sd_b^2/n_b) is at
+/// most 1e-12 of the larger |mean| (no spread but rounding noise).
 [[nodiscard]] std::optional<double> welch_p_value(const SampleStats& a, const SampleStats& b);
 
 }  // namespace neurobench::suite

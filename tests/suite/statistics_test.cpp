@@ -95,4 +95,6 @@ TEST_CASE("Welch's p-value agrees with SciPy's ttest_ind(equal_var=False)",
   CHECK_THAT(*p, Catch::WithinRel(0.08987576053258865, 1e-9));
   CHECK_FALSE(welch_p_value(summarize({1}), b));
   CHECK_FALSE(welch_p_value(summarize({1, 1}), summarize({2, 2})));
+  // Rounding noise is no spread.
+  CHECK_FALSE(welch_p_value(summarize({0.881, 0.881}), summarize({0.881, 0.881 + 2e-16})));
 }
