@@ -128,8 +128,9 @@ std::optional<double> welch_p_value(const SampleStats& a, const SampleStats& b) 
     return std::nullopt;
   }
   const double t = (b.mean - a.mean) / std::sqrt(va + vb);
-  const double dof = (va + vb) * (va + vb) /
-                     (va * va / static_cast<double>(a.n - 1) + vb * vb / static_cast<double>(b.n - 1));
+  const double na = static_cast<double>(a.n - 1);
+  const double nb = static_cast<double>(b.n - 1);
+  const double dof = (va + vb) * (va + vb) / (va * va / na + vb * vb / nb);
   // Two tails: I_{dof/(dof+t^2)}(dof/2, 1/2) is the probability of |T| >= |t|.
   return incomplete_beta(dof / 2, 0.5, dof / (dof + t * t));
 }

@@ -97,8 +97,8 @@ TEST_CASE("a bad suite is a UsageError naming the file and the key", "[suite][su
     CHECK_THROWS_WITH(parse_suite(j, file),
                       Catch::Contains(file.string()) && Catch::Contains(part));
   };
-  const std::string m =
-      R"("models": {"m": {"model": "m.pt", "data": "d.npz", "workload": ["ClassificationAccuracy"]}})";
+  const std::string m = R"("models": {"m": {"model": "m.pt", "data": "d.npz", )"
+                        R"("workload": ["ClassificationAccuracy"]}})";
   fails("{" + m + R"(, "repeat": 3})", "unknown key 'repeat'");
   fails("{" + m + R"(, "baseline": "x/y"})", "'baseline' \"x/y\" is not one of the groups (m)");
   fails("{" + m + R"(, "settings": {}})", "'settings' is empty");
