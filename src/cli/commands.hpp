@@ -102,3 +102,23 @@ CLI::App* add_compare_command(CLI::App& app, CompareArgs& args);
 int compare_command(const CompareArgs& args, std::ostream& out);
 
 }  // namespace neurobench::cli
+
+namespace neurobench::cli {
+
+/// The options of `neurobench suite` (docs/suites.md).
+struct SuiteArgs {
+  std::string file;              ///< The suite file.
+  int jobs = 1;                  ///< `--jobs`: overrides the suite's `jobs` when given.
+  double timeout_seconds = 0;    ///< `--timeout`: overrides `timeout_seconds`; 0: none.
+  std::string out;               ///< `--out`: the results folder; SUITE-results when empty.
+  bool rerun = false;            ///< `--rerun`: run the runs already done too.
+};
+
+/// Adds the `suite` subcommand, filling `args`.
+CLI::App* add_suite_command(CLI::App& app, SuiteArgs& args);
+/// Runs a suite, printing progress to `out`; returns 0 when every run succeeded, 1 when one
+/// failed, 128 + the signal when SIGINT or SIGTERM stopped it. Throws UsageError and
+/// InputError for a bad suite file or results folder.
+int suite_command(const SuiteArgs& args, const CLI::App& command, std::ostream& out);
+
+}  // namespace neurobench::cli

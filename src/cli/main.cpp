@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The `neurobench` command: `run` a benchmark, `list` the plugins, `report` and `compare`
-// results files.
+// results files, run a `suite` of benchmarks.
 #include <iostream>
 #include <string>
 #include <vector>
@@ -55,14 +55,16 @@ int main(int argc, char** argv) {
   CLI::App* report = neurobench::cli::add_report_command(app, report_args);
   neurobench::cli::CompareArgs compare_args;
   CLI::App* compare = neurobench::cli::add_compare_command(app, compare_args);
-  app.footer("Commands: run, list, report, compare. 'neurobench COMMAND --help' shows a "
+  neurobench::cli::SuiteArgs suite_args;
+  CLI::App* suite = neurobench::cli::add_suite_command(app, suite_args);
+  app.footer("Commands: run, list, report, compare, suite. 'neurobench COMMAND --help' shows a "
              "command's options.");
 
   if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "run" &&
       std::string(argv[1]) != "list" && std::string(argv[1]) != "report" &&
-      std::string(argv[1]) != "compare") {
+      std::string(argv[1]) != "compare" && std::string(argv[1]) != "suite") {
     std::cerr << "error: unknown command '" << argv[1]
-              << "' (commands: run, list, report, compare; see --help)\n";
+              << "' (commands: run, list, report, compare, suite; see --help)\n";
     return neurobench::kExitError;
   }
   try {
@@ -82,7 +84,7 @@ int main(int argc, char** argv) {
   return neurobench::report_errors(
       [&] {
         for (const CLI::App* command : app.get_subcommands()) check_option_values(*command);
-        if (run->parsed() || list->parsed()) {
+        if (run->parsed() || list->parsed() || suite->parsed()) {
           neurobench::load_plugins_from_environment();
           for (const auto& plugin : plugins) neurobench::load_plugin(plugin);
         }
@@ -92,6 +94,9 @@ int main(int argc, char** argv) {
         }
         if (list->parsed()) return neurobench::cli::list_command(std::cout);
         if (report->parsed()) return neurobench::cli::report_command(report_args, std::cout);
+        if (suite->parsed()) {
+          return neurobench::cli::suite_command(suite_args, *suite, std::cout);
+        }
         if (compare->parsed()) return neurobench::cli::compare_command(compare_args, std::cout);
         return neurobench::kExitError;
       },

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: Apache-2.0
+// `neurobench suite` end to end on small fixtures: isolation of failing, crashing and hanging
+// runs, resuming, Ctrl-C, and the summary.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <neurobench/json.hpp>
+
+#include "support.hpp"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+using neurobench::Json;
+using neurobench::test::fixture;
+using neurobench::test::q;
+using neurobench::test::read_file;
+using neurobench::test::run_cli;
+using neurobench::test::TempDir;
+
+namespace {
+
+void write(const fs::path& file, const std::string& text) { std::ofstream(file) << text; }
+
+Json read_json(const fs::path& file) { return Json::parse(read_file(file)); }
+
+// A group entry of the classifier fixture on its data.
+std::string classifier(const fs::path& model) {
+  return "{\"model\": \"" + model.string() + "\", \"data\": \"" +
+         fixture("core/classifier.npz").string() +
+         "\", \"workload\": [\"ClassificationAccuracy\", \"ActivationSparsity\"]}";
+}
+
+// A run that times forever: Latency with min_time an hour (its timing pass lasts at least
+// that long, by definition), on the classifier.
+std::string endless(const fs::path& model) {
+  return "{\"model\": \"" + model.string() + "\", \"data\": \"" +
+         fixture("core/classifier.npz").string() +
+         "\", \"metrics\": [\"Latency\"], \"runs\": 0, \"min_time\": 3600, \"max_time\": 3600}";
+}
+
+// `neurobench suite ARGS` started in the background, stdout and stderr in files.
+class Suite {
+ public:
+  Suite(const std::vector<std::string>& args, const fs::path& logs, bool ignore_sigterm = false)
+      : out_(logs / "stdout"), err_(logs / "stderr") {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    if (!ignore_sigterm) sigaddset(&defaults, SIGTERM);
+    posix_spawnattr_setsigdefault(&attributes, &defaults);
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    // An ignored signal stays ignored across exec: the suite and its runs then ignore SIGTERM.
+    struct sigaction old {};
+    if (ignore_sigterm) {
+      struct sigaction ignore {};
+      ignore.sa_handler = SIG_IGN;
+      ::sigaction(SIGTERM, &ignore, &old);
+    }
+    std::vector<std::string> all = {NEUROBENCH_CLI, "suite"};
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : all) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    if (posix_spawn(&pid_, NEUROBENCH_CLI, &actions, &attributes, argv.data(), environ) != 0) {
+      pid_ = -1;
+    }
+    if (ignore_sigterm) ::sigaction(SIGTERM, &old, nullptr);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+  }
+  ~Suite() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  Suite(const Suite&) = delete;
+  Suite& operator=(const Suite&) = delete;
+
+  [[nodiscard]] pid_t pid() const { return pid_; }
+
+  /// Waits until stdout holds `text`, at most `seconds`.
+  bool wait_for(const std::string& text, double seconds) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < end) {
+      if (out().find(text) != std::string::npos) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+  /// The exit status, waiting at most `seconds` (-1 if it did not end).
+  int wait(double seconds) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (pid_ > 0 && std::chrono::steady_clock::now() < end) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return -1;
+  }
+  [[nodiscard]] std::string out() const { return read_file(out_); }
+  [[nodiscard]] std::string err() const { return read_file(err_); }
+
+ private:
+  fs::path out_;
+  fs::path err_;
+  pid_t pid_ = -1;
+};
+
+// The children of process `parent` (from /proc/PID/stat's fourth field).
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> out;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = read_file(entry.path() / "stat");
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    char state = 0;
+    int ppid = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == parent) {
+      out.push_back(static_cast<pid_t>(std::stoi(name)));
+    }
+  }
+  return out;
+}
+
+// The names in a folder that the atomic writer's temporary files would have.
+bool has_temporaries(const fs::path& dir) {
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().filename().string()[0] == '.') return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a suite runs every group's repeats, summarises them, and a re-run skips them",
+          "[cli][suite]") {
+  const TempDir dir;
+  fs::copy_file(fixture("core/classifier.pt"), dir / "a.pt");
+  fs::copy_file(fixture("core/classifier.pt"), dir / "b.pt");
+  write(dir / "s.json", "{\"name\": \"small\", \"models\": {\"a\": " + classifier(dir / "a.pt") +
+                            ", \"b\": " + classifier(dir / "b.pt") +
+                            "}, \"settings\": {\"b4\": {\"batch_size\": 4}, \"b16\": "
+                            "{\"batch_size\": 16}}, \"repeats\": 2, \"baseline\": \"a/b16\"}");
+  const fs::path out = dir / "out";
+  const auto first = run_cli("suite " + q(dir / "s.json") + " --jobs 2 --out " + q(out));
+  INFO(first.out << first.err);
+  REQUIRE(first.status == 0);
+  for (const char* group : {"a/b4", "a/b16", "b/b4", "b/b16"}) {
+    for (int k = 0; k < 2; ++k) {
+      const fs::path run = out / "runs" / group;
+      CHECK(fs::is_regular_file(run / ("rep-" + std::to_string(k) + ".json")));
+      const Json record = read_json(run / ("rep-" + std::to_string(k) + ".run.json"));
+      CHECK(record["status"] == "ok");
+      CHECK(record["jobs"] == 2);
+      CHECK(record["peak_rss_bytes"].get<int64_t>() > 0);
+      CHECK(record["key"]["key"].get<std::string>().size() == 64);
+    }
+    CHECK_FALSE(has_temporaries(out / "runs" / group));
+  }
+  const Json summary = read_json(out / "summary.json");
+  CHECK(summary["baseline"] == "a/b16");
+  REQUIRE(summary["groups"].size() == 4);
+  const Json& b4 = summary["groups"][0];
+  CHECK(b4["id"] == "a/b4");
+  CHECK(b4["ok"] == 2);
+  const Json& accuracy = b4["metrics"]["ClassificationAccuracy"];
+  CHECK(accuracy["n"] == 2);
+  CHECK(accuracy["sd"].get<double>() == 0.0);  // the same run twice: the same accuracy
+  CHECK(accuracy["better"] == "higher");
+  // The baseline's mean, and the verdict by the sign of the difference (higher is better).
+  const Json& base = summary["groups"][1]["metrics"]["ClassificationAccuracy"];
+  const double difference = accuracy["mean"].get<double>() - base["mean"].get<double>();
+  CHECK(accuracy["vs_baseline"]["difference"].get<double>() == Approx(difference));
+  CHECK(accuracy["vs_baseline"]["verdict"] ==
+        (difference > 0 ? "better" : difference < 0 ? "worse" : "same"));
+  CHECK(summary["groups"][1]["metrics"]["ClassificationAccuracy"].count("vs_baseline") == 0);
+  CHECK_THAT(read_file(out / "summary.md"),
+             Catch::Contains("### ClassificationAccuracy") && Catch::Contains("| a/b16 | 2 |"));
+  CHECK_THAT(read_file(out / "summary.html"), Catch::StartsWith("<!DOCTYPE html>"));
+
+  // Again: every run is done.
+  const auto again = run_cli("suite " + q(dir / "s.json") + " --jobs 2 --out " + q(out));
+  INFO(again.out << again.err);
+  CHECK(again.status == 0);
+  CHECK_THAT(again.out, Catch::Contains("(8 done)") && !Catch::Contains("running"));
+  CHECK_THAT(again.out, Catch::Contains("a/b4/rep-1: skipped (done)"));
+  CHECK(read_json(out / "summary.json")["groups"][3]["ok"] == 2);
+
+  // New bytes in b's model: b's four runs run again (and fail: it is not a model); a's do not.
+  fs::copy_file(fixture("core/not_a_model.pt"), dir / "b.pt",
+                fs::copy_options::overwrite_existing);
+  const auto changed = run_cli("suite " + q(dir / "s.json") + " --out " + q(out));
+  INFO(changed.out << changed.err);
+  CHECK(changed.status == 1);
+  CHECK_THAT(changed.out, Catch::Contains("(4 done)") && Catch::Contains("a/b4/rep-0: skipped") &&
+                              Catch::Contains("b/b4/rep-0: running"));
+  // --rerun runs everything.
+  const auto rerun = run_cli("suite " + q(dir / "s.json") + " --out " + q(out) + " --rerun");
+  CHECK_THAT(rerun.out, Catch::Contains("(0 done)") && Catch::Contains("a/b4/rep-0: running"));
+}
+
+TEST_CASE("a failing run is recorded with its cause and the others finish", "[cli][suite]") {
+  const TempDir dir;
+  write(dir / "s.json", "{\"models\": {\"bad\": " + classifier(fixture("core/not_a_model.pt")) +
+                            ", \"good\": " + classifier(fixture("core/classifier.pt")) + "}}");
+  const auto r = run_cli("suite " + q(dir / "s.json") + " --out " + q(dir / "out"));
+  INFO(r.out << r.err);
+  CHECK(r.status == 1);
+  const Json bad = read_json(dir / "out/runs/bad/rep-0.run.json");
+  CHECK(bad["status"] == "failed");
+  CHECK(bad["exit_code"] == 2);
+  CHECK_THAT(bad["cause"].get<std::string>(),
+             Catch::Contains("exit status 2") && Catch::Contains("not_a_model.pt"));
+  CHECK_FALSE(fs::exists(dir / "out/runs/bad/rep-0.json"));
+  CHECK(read_json(dir / "out/runs/good/rep-0.run.json")["status"] == "ok");
+  const Json summary = read_json(dir / "out/summary.json");
+  CHECK(summary["failed_runs"] == 1);
+  CHECK(summary["groups"][0]["failures"][0]["status"] == "failed");
+  CHECK(summary["groups"][1]["ok"] == 1);
+  CHECK_THAT(read_file(dir / "out/summary.md"), Catch::Contains("**1 run failed**"));
+}
+
+TEST_CASE("a run past its timeout is stopped and recorded, and the suite goes on", "[cli][suite]") {
+  const TempDir dir;
+  write(dir / "s.json", "{\"models\": {\"slow\": " + endless(fixture("core/classifier.pt")) +
+                            ", \"good\": " + classifier(fixture("core/classifier.pt")) +
+                            "}, \"timeout_seconds\": 600}");
+  // --timeout overrides the suite's 600 s.
+  const auto r = run_cli("suite " + q(dir / "s.json") + " --timeout 1 --out " + q(dir / "out"));
+  INFO(r.out << r.err);
+  CHECK(r.status == 1);
+  const Json slow = read_json(dir / "out/runs/slow/rep-0.run.json");
+  CHECK(slow["status"] == "timeout");
+  CHECK(slow["alone"] == true);
+  CHECK_THAT(slow["cause"].get<std::string>(), Catch::Contains("timeout of 1 s (SIGTERM)"));
+  CHECK_FALSE(fs::exists(dir / "out/runs/slow/rep-0.json"));
+  CHECK_FALSE(has_temporaries(dir / "out/runs/slow"));
+  CHECK(read_json(dir / "out/runs/good/rep-0.run.json")["status"] == "ok");
+}
+
+TEST_CASE("a run that ignores SIGTERM at its timeout is killed after the grace",
+          "[cli][suite]") {
+  const TempDir dir;
+  const TempDir logs;
+  write(dir / "s.json", "{\"models\": {\"slow\": " + endless(fixture("core/classifier.pt")) +
+                            "}, \"timeout_seconds\": 1}");
+  Suite suite({(dir / "s.json").string(), "--out", (dir / "out").string()}, logs.path(),
+              /*ignore_sigterm=*/true);
+  REQUIRE(suite.pid() > 0);
+  const int status = suite.wait(120);
+  INFO(suite.out() << suite.err());
+  CHECK(status == 1);
+  const Json slow = read_json(dir / "out/runs/slow/rep-0.run.json");
+  CHECK(slow["status"] == "timeout");
+  CHECK(slow["signal"] == "SIGKILL");
+  CHECK_THAT(slow["cause"].get<std::string>(), Catch::Contains("then SIGKILL"));
+}
+
+TEST_CASE("a run killed from outside is recorded as crashed with its signal", "[cli][suite]") {
+  const TempDir dir;
+  const TempDir logs;
+  write(dir / "s.json", "{\"models\": {\"victim\": " + endless(fixture("core/classifier.pt")) +
+                            ", \"good\": " + classifier(fixture("core/classifier.pt")) + "}}");
+  Suite suite({(dir / "s.json").string(), "--out", (dir / "out").string()}, logs.path());
+  REQUIRE(suite.wait_for("victim/rep-0: running", 60));
+  std::vector<pid_t> children;
+  for (int i = 0; i < 500 && children.empty(); ++i) {
+    children = children_of(suite.pid());
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(children.size() == 1);
+  ::kill(children[0], SIGKILL);  // as the kernel's out-of-memory killer would
+  const int status = suite.wait(120);
+  INFO(suite.out() << suite.err());
+  CHECK(status == 1);
+  const Json victim = read_json(dir / "out/runs/victim/rep-0.run.json");
+  CHECK(victim["status"] == "crashed");
+  CHECK(victim["signal"] == "SIGKILL");
+  CHECK_THAT(victim["cause"].get<std::string>(), Catch::Contains("out-of-memory"));
+  CHECK(read_json(dir / "out/runs/good/rep-0.run.json")["status"] == "ok");
+}
+
+TEST_CASE("Ctrl-C stops a suite with no partial file, exit 130, and a re-run resumes",
+          "[cli][suite]") {
+  const TempDir dir;
+  const TempDir logs;
+  const std::string quick = classifier(fixture("core/classifier.pt"));
+  write(dir / "s.json", "{\"models\": {\"quick\": " + quick + ", \"slow\": " +
+                            endless(fixture("core/classifier.pt")) + "}}");
+  {
+    Suite suite({(dir / "s.json").string(), "--out", (dir / "out").string()}, logs.path());
+    REQUIRE(suite.wait_for("slow/rep-0: running", 60));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ::kill(suite.pid(), SIGINT);
+    const int status = suite.wait(60);
+    INFO(suite.out() << suite.err());
+    CHECK(status == 130);
+    CHECK_THAT(suite.out(), Catch::Contains("slow/rep-0: interrupted") &&
+                                Catch::Contains("interrupted by SIGINT: 1 of 2 runs finished") &&
+                                Catch::Contains("Run the same command again to resume"));
+  }
+  CHECK(fs::is_regular_file(dir / "out/runs/quick/rep-0.json"));
+  CHECK_FALSE(fs::exists(dir / "out/runs/slow/rep-0.json"));
+  CHECK_FALSE(fs::exists(dir / "out/runs/slow/rep-0.run.json"));
+  CHECK_FALSE(has_temporaries(dir / "out/runs/slow"));
+  CHECK_FALSE(fs::exists(dir / "out/summary.json"));
+  // The slow run made quick: quick is skipped, slow runs, the summary appears.
+  write(dir / "s.json", "{\"models\": {\"quick\": " + quick + ", \"slow\": " +
+                            classifier(fixture("core/classifier.pt")) + "}}");
+  const auto again = run_cli("suite " + q(dir / "s.json") + " --out " + q(dir / "out"));
+  INFO(again.out << again.err);
+  CHECK(again.status == 0);
+  CHECK_THAT(again.out, Catch::Contains("quick/rep-0: skipped (done)") &&
+                            Catch::Contains("slow/rep-0: running"));
+  CHECK(fs::is_regular_file(dir / "out/summary.json"));
+}
+
+TEST_CASE("a bad suite file exits 2 naming the file and the key", "[cli][suite]") {
+  const TempDir dir;
+  write(dir / "s.json", "{\"models\": {\"m\": " + classifier(fixture("core/classifier.pt")) +
+                            "}, \"baseline\": \"nope\"}");
+  const auto r = run_cli("suite " + q(dir / "s.json") + " --out " + q(dir / "out"));
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains((dir / "s.json").string()) &&
+                        Catch::Contains("'baseline' \"nope\" is not one of the groups"));
+  CHECK_FALSE(fs::exists(dir / "out"));
+  const auto missing = run_cli("suite " + q(dir / "none.json"));
+  CHECK(missing.status == 2);
+  CHECK_THAT(missing.err, Catch::Contains("none.json: no such suite file"));
+}
