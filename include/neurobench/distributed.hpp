@@ -22,11 +22,11 @@ struct DistributedError : Error {
 
 /// This process's place in a sharded run, as the launcher described it.
 struct RankInfo {
-  int rank = 0;            ///< 0 to world_size - 1; rank 0 merges the shards and writes results.
-  int world_size = 1;      ///< Processes in the run.
-  int local_rank = 0;      ///< Rank among the processes on this machine (metadata only).
+  int rank = 0;        ///< 0 to world_size - 1; rank 0 writes the results (every rank merges them).
+  int world_size = 1;  ///< Processes in the run.
+  int local_rank = 0;  ///< Rank among the processes on this machine (metadata only).
   int local_world_size = 0;  ///< Processes on this machine; 0 when the launcher does not say.
-  std::string master_addr;   ///< Host of the rendezvous store (held by rank 0).
+  std::string master_addr;   ///< Host of the rendezvous store (rank 0 or the launcher holds it).
   int master_port = 0;       ///< Its TCP port.
   /// Where the values came from: "torchrun" (`RANK`, `WORLD_SIZE`, ...), "slurm"
   /// (`SLURM_PROCID`, `SLURM_STEP_NUM_TASKS`) or "openmpi" (`OMPI_COMM_WORLD_RANK`, ...).
@@ -65,13 +65,14 @@ struct DistributedOptions {
   std::chrono::milliseconds timeout = std::chrono::minutes(5);
 };
 
-/// The processes of a sharded run, connected: a c10d TCPStore held by rank 0 at
-/// `master_addr:master_port` for the rendezvous, and a Gloo process group for the exchange.
+/// The processes of a sharded run, connected: a c10d TCPStore at `master_addr:master_port` (held
+/// by rank 0, or by torchrun) for the rendezvous, and a Gloo process group for the exchanges.
 class ProcessGroup {
  public:
   /// Connects to the other ranks. Throws DistributedError when they do not all connect within
-  /// the timeout (naming the address and the ranks that did not), or the port cannot be used.
-  ProcessGroup(const RankInfo& info, const DistributedOptions& options = {});
+  /// the timeout (naming the address and the ranks that did not), or the port cannot be used;
+  /// Interrupted when a stop is requested while it waits (<neurobench/stop.hpp>).
+  explicit ProcessGroup(const RankInfo& info, const DistributedOptions& options = {});
   ~ProcessGroup();
   ProcessGroup(const ProcessGroup&) = delete;
   ProcessGroup& operator=(const ProcessGroup&) = delete;

@@ -27,7 +27,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-
 // c10d's message without its C++ backtrace.
 std::string what_of(const std::exception& e) {
   std::string text = e.what();
@@ -106,9 +105,9 @@ struct ProcessGroup::Impl {
       store = c10::make_intrusive<c10d::PrefixStore>(
           fmt::format("neurobench/attempt_{}", info.attempt), tcp);
     } catch (const std::exception& e) {
-      throw DistributedError(fmt::format(
-          "rank {}: cannot {} {} within {:g} s: {}", info.rank,
-          info.rank == 0 ? "open" : "reach", where(), seconds(options.timeout), what_of(e)));
+      throw DistributedError(fmt::format("rank {}: cannot {} {} within {:g} s: {}", info.rank,
+                                         info.rank == 0 ? "open" : "reach", where(),
+                                         seconds(options.timeout), what_of(e)));
     }
   }
 
@@ -124,8 +123,8 @@ struct ProcessGroup::Impl {
         throw DistributedError(fmt::format(
             "rank {}: {} of {} processes joined {} within {:g} s; {} did not (not started, or "
             "started with other MASTER_ADDR, MASTER_PORT or WORLD_SIZE)",
-            info.rank, info.world_size - static_cast<int>(absent.size()), info.world_size,
-            where(), seconds(options.timeout), rank_list(absent)));
+            info.rank, info.world_size - static_cast<int>(absent.size()), info.world_size, where(),
+            seconds(options.timeout), rank_list(absent)));
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
@@ -157,8 +156,8 @@ struct ProcessGroup::Impl {
 ProcessGroup::ProcessGroup(const RankInfo& info, const DistributedOptions& options)
     : impl_(new Impl{info, options, {}, {}}) {
   if (info.world_size < 1 || info.rank < 0 || info.rank >= info.world_size) {
-    throw UsageError(fmt::format("ProcessGroup: rank {} of {} processes", info.rank,
-                                 info.world_size));
+    throw UsageError(
+        fmt::format("ProcessGroup: rank {} of {} processes", info.rank, info.world_size));
   }
   impl_->connect_store();
   try {
@@ -206,12 +205,11 @@ std::vector<std::string> ProcessGroup::all_gather(const std::string& bytes,
       const std::string said = what_of(e);
       const bool closed = said.find("Connection closed") != std::string::npos ||
                           said.find("Connection reset") != std::string::npos;
-      who = absent.empty()
-                ? "every rank reached it"
-                : fmt::format("{} did not reach it ({})", rank_list(absent),
-                              closed ? "it died: its connection closed"
-                                     : fmt::format("hung, or still busy after {:g} s",
-                                                   seconds(s.options.timeout)));
+      who = absent.empty() ? "every rank reached it"
+                           : fmt::format("{} did not reach it ({})", rank_list(absent),
+                                         closed ? "it died: its connection closed"
+                                                : fmt::format("hung, or still busy after {:g} s",
+                                                              seconds(s.options.timeout)));
     } catch (const std::exception&) {
       who = fmt::format("{} is gone", s.where());
     }

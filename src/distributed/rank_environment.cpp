@@ -39,12 +39,11 @@ std::optional<int> optional_integer(const char* name, long low, const std::strin
   return integer(name, *text, low, launcher);
 }
 
-int required_integer(const char* name, long low, const std::string& launcher,
-                     const char* why) {
+int required_integer(const char* name, long low, const std::string& launcher, const char* why) {
   const auto text = variable(name);
   if (!text) {
-    throw UsageError(fmt::format("{} is not set: {} ({}; see docs/distributed.md)", name, why,
-                                 launcher));
+    throw UsageError(
+        fmt::format("{} is not set: {} ({}; see docs/distributed.md)", name, why, launcher));
   }
   return integer(name, *text, low, launcher);
 }
@@ -61,8 +60,7 @@ struct Names {
 constexpr Names kTorchrun{"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"};
 constexpr Names kOpenMpi{"openmpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
                          "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"};
-constexpr Names kSlurm{"slurm", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID",
-                       nullptr};
+constexpr Names kSlurm{"slurm", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID", nullptr};
 
 // The launcher whose world size variable is set, torchrun's first.
 const Names* launcher_in_environment() {
@@ -133,10 +131,10 @@ std::unique_ptr<RankInfo> rank_from_environment(DistributedMode mode) {
     // A RANK without a WORLD_SIZE is a launch line gone wrong, not a plain run.
     for (const char* rank : {kTorchrun.rank, kOpenMpi.rank}) {
       if (variable(rank)) {
-        throw UsageError(fmt::format("{} is set but {} is not: a sharded run needs both (see "
-                                     "docs/distributed.md)",
-                                     rank, rank == kTorchrun.rank ? "WORLD_SIZE"
-                                                                  : "OMPI_COMM_WORLD_SIZE"));
+        throw UsageError(
+            fmt::format("{} is set but {} is not: a sharded run needs both (see "
+                        "docs/distributed.md)",
+                        rank, rank == kTorchrun.rank ? "WORLD_SIZE" : "OMPI_COMM_WORLD_SIZE"));
       }
     }
     if (mode == DistributedMode::On) {

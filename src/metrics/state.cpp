@@ -12,11 +12,11 @@ namespace neurobench {
 
 namespace {
 
-constexpr c10::ScalarType kTypes[] = {
-    c10::ScalarType::Float, c10::ScalarType::Double, c10::ScalarType::Half,
-    c10::ScalarType::BFloat16, c10::ScalarType::Long, c10::ScalarType::Int,
-    c10::ScalarType::Short, c10::ScalarType::Char, c10::ScalarType::Byte,
-    c10::ScalarType::Bool};
+constexpr c10::ScalarType kTypes[] = {c10::ScalarType::Float, c10::ScalarType::Double,
+                                      c10::ScalarType::Half,  c10::ScalarType::BFloat16,
+                                      c10::ScalarType::Long,  c10::ScalarType::Int,
+                                      c10::ScalarType::Short, c10::ScalarType::Char,
+                                      c10::ScalarType::Byte,  c10::ScalarType::Bool};
 
 [[noreturn]] void malformed(std::string_view what, const std::string& why) {
   throw MetricError(fmt::format("{}: a shard's state is malformed: {}", what, why));
@@ -54,8 +54,8 @@ torch::Tensor tensor_from_state(const Json& state, std::string_view what) {
   const auto& bytes = state["bytes"].get_binary();
   torch::Tensor t = torch::empty(shape, torch::TensorOptions().dtype(*type));
   if (bytes.size() != static_cast<std::size_t>(numel) * t.element_size()) {
-    malformed(what, fmt::format("a {} tensor of {} elements in {} bytes", dtype, numel,
-                                bytes.size()));
+    malformed(what,
+              fmt::format("a {} tensor of {} elements in {} bytes", dtype, numel, bytes.size()));
   }
   if (!bytes.empty()) std::memcpy(t.data_ptr(), bytes.data(), bytes.size());
   return t;

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include <neurobench/distributed.hpp>
 #include <unistd.h>
+#include <neurobench/distributed.hpp>
 
 #include <neurobench/environment.hpp>
 
@@ -60,21 +60,20 @@ std::vector<Json> exchange(ProcessGroup& group, const Json& mine, const std::str
 
 // When a rank's pass threw, every rank stops: the rank that threw with its own error, the
 // others with a DistributedError naming it. The first rank's error wins.
-void stop_if_any_failed(const std::vector<Json>& payloads, int me,
-                        const std::exception_ptr& own, const std::string& pass) {
+void stop_if_any_failed(const std::vector<Json>& payloads, int me, const std::exception_ptr& own,
+                        const std::string& pass) {
   for (std::size_t r = 0; r < payloads.size(); ++r) {
     const Json& error = payloads[r]["error"];
     if (error.is_null()) continue;
     if (own) std::rethrow_exception(own);
-    throw DistributedError(fmt::format("rank {} (on {}) stopped during the {}: {}; rank {} stops too",
-                                       r, payloads[r]["host"].get<std::string>(), pass,
-                                       error["message"].get<std::string>(), me));
+    throw DistributedError(fmt::format(
+        "rank {} (on {}) stopped during the {}: {}; rank {} stops too", r,
+        payloads[r]["host"].get<std::string>(), pass, error["message"].get<std::string>(), me));
   }
 }
 
 // `_run.distributed`, made by the first sharded pass: the world and each rank's place.
-Json& distributed_record(Results& results, ProcessGroup& group,
-                         const std::vector<Json>& payloads) {
+Json& distributed_record(Results& results, ProcessGroup& group, const std::vector<Json>& payloads) {
   Json& d = results.run["distributed"];
   if (!d.is_object()) {
     d = {{"world_size", group.world_size()},
@@ -82,9 +81,8 @@ Json& distributed_record(Results& results, ProcessGroup& group,
          {"launcher", group.info().launcher},
          {"ranks", Json::array()}};
     for (std::size_t r = 0; r < payloads.size(); ++r) {
-      d["ranks"].push_back({{"rank", r},
-                            {"host", payloads[r]["host"]},
-                            {"local_rank", payloads[r]["local_rank"]}});
+      d["ranks"].push_back(
+          {{"rank", r}, {"host", payloads[r]["host"]}, {"local_rank", payloads[r]["local_rank"]}});
     }
   }
   return d;
@@ -151,8 +149,8 @@ Timings timings_from_json(const Json& j) {
   t.batch_size = j["batch_size"].get<int64_t>();
   t.warmup_runs = j["warmup_runs"].get<int64_t>();
   for (const Json& r : j["runs"]) {
-    t.runs.push_back({r[0].get<double>(), r[1].get<double>(), r[2].get<double>(),
-                      r[3].get<int64_t>()});
+    t.runs.push_back(
+        {r[0].get<double>(), r[1].get<double>(), r[2].get<double>(), r[3].get<int64_t>()});
   }
   t.max_time_reached = j["max_time_reached"].get<bool>();
   t.wall_s = j["wall_s"].get<double>();
@@ -178,8 +176,7 @@ Timings merge_timings(const std::vector<Timings>& all) {
     merged.startup.insert(merged.startup.end(), t.startup.begin(), t.startup.end());
     merged.warmup_runs += t.warmup_runs;
     merged.max_time_reached = merged.max_time_reached || t.max_time_reached;
-    merged.startup_max_time_reached =
-        merged.startup_max_time_reached || t.startup_max_time_reached;
+    merged.startup_max_time_reached = merged.startup_max_time_reached || t.startup_max_time_reached;
     merged.clock_resolution_s = std::max(merged.clock_resolution_s, t.clock_resolution_s);
     if (merged.startup_error.empty()) merged.startup_error = t.startup_error;
     int64_t rank_samples = 0;

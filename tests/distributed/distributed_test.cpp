@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <neurobench/distributed.hpp>
 
-#include <sys/socket.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -53,11 +53,22 @@ class Environment {
   Environment& operator=(const Environment&) = delete;
 
  private:
-  static constexpr const char* kNames[] = {
-      "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
-      "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
-      "OMPI_COMM_WORLD_LOCAL_SIZE", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_LOCALID",
-      "SLURM_NTASKS", "TORCHELASTIC_USE_AGENT_STORE", "TORCHELASTIC_RESTART_COUNT"};
+  static constexpr const char* kNames[] = {"RANK",
+                                           "WORLD_SIZE",
+                                           "LOCAL_RANK",
+                                           "LOCAL_WORLD_SIZE",
+                                           "MASTER_ADDR",
+                                           "MASTER_PORT",
+                                           "OMPI_COMM_WORLD_RANK",
+                                           "OMPI_COMM_WORLD_SIZE",
+                                           "OMPI_COMM_WORLD_LOCAL_RANK",
+                                           "OMPI_COMM_WORLD_LOCAL_SIZE",
+                                           "SLURM_PROCID",
+                                           "SLURM_STEP_NUM_TASKS",
+                                           "SLURM_LOCALID",
+                                           "SLURM_NTASKS",
+                                           "TORCHELASTIC_USE_AGENT_STORE",
+                                           "TORCHELASTIC_RESTART_COUNT"};
   std::map<std::string, std::optional<std::string>> saved_;
 };
 
@@ -120,17 +131,21 @@ neurobench::Results run_benchmark(std::shared_ptr<neurobench::ProcessGroup> grou
   o.timing.runs = 2;
   o.timing.warmup = 0;
   o.group = std::move(group);
-  neurobench::Benchmark bench(model, neurobench::DataLoader(data, lo), {}, {},
-                              std::move(metrics));
+  neurobench::Benchmark bench(model, neurobench::DataLoader(data, lo), {}, {}, std::move(metrics));
   return bench.run(o);
 }
 
 }  // namespace
 
 TEST_CASE("rank_from_environment reads torchrun's variables", "[distributed]") {
-  Environment env({{"RANK", "1"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "1"},
-                   {"LOCAL_WORLD_SIZE", "2"}, {"MASTER_ADDR", "node0"}, {"MASTER_PORT", "29500"},
-                   {"TORCHELASTIC_USE_AGENT_STORE", "True"}, {"TORCHELASTIC_RESTART_COUNT", "2"}});
+  Environment env({{"RANK", "1"},
+                   {"WORLD_SIZE", "4"},
+                   {"LOCAL_RANK", "1"},
+                   {"LOCAL_WORLD_SIZE", "2"},
+                   {"MASTER_ADDR", "node0"},
+                   {"MASTER_PORT", "29500"},
+                   {"TORCHELASTIC_USE_AGENT_STORE", "True"},
+                   {"TORCHELASTIC_RESTART_COUNT", "2"}});
   const auto info = rank_from_environment(DistributedMode::Auto);
   REQUIRE(info != nullptr);
   CHECK(info->rank == 1);
@@ -147,9 +162,12 @@ TEST_CASE("rank_from_environment reads torchrun's variables", "[distributed]") {
 
 TEST_CASE("rank_from_environment reads Open MPI's and Slurm's variables", "[distributed]") {
   {
-    Environment env({{"OMPI_COMM_WORLD_RANK", "3"}, {"OMPI_COMM_WORLD_SIZE", "8"},
-                     {"OMPI_COMM_WORLD_LOCAL_RANK", "1"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"},
-                     {"MASTER_ADDR", "10.0.0.1"}, {"MASTER_PORT", "1234"}});
+    Environment env({{"OMPI_COMM_WORLD_RANK", "3"},
+                     {"OMPI_COMM_WORLD_SIZE", "8"},
+                     {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                     {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"},
+                     {"MASTER_ADDR", "10.0.0.1"},
+                     {"MASTER_PORT", "1234"}});
     const auto info = rank_from_environment(DistributedMode::Auto);
     REQUIRE(info != nullptr);
     CHECK(info->launcher == "openmpi");
@@ -159,8 +177,11 @@ TEST_CASE("rank_from_environment reads Open MPI's and Slurm's variables", "[dist
     CHECK_FALSE(info->launcher_holds_store);
   }
   {
-    Environment env({{"SLURM_PROCID", "5"}, {"SLURM_STEP_NUM_TASKS", "6"}, {"SLURM_LOCALID", "1"},
-                     {"MASTER_ADDR", "n1"}, {"MASTER_PORT", "29400"}});
+    Environment env({{"SLURM_PROCID", "5"},
+                     {"SLURM_STEP_NUM_TASKS", "6"},
+                     {"SLURM_LOCALID", "1"},
+                     {"MASTER_ADDR", "n1"},
+                     {"MASTER_PORT", "29400"}});
     const auto info = rank_from_environment(DistributedMode::Auto);
     REQUIRE(info != nullptr);
     CHECK(info->launcher == "slurm");
@@ -213,8 +234,7 @@ TEST_CASE("rank_from_environment: a plain run, or a clear error naming the varia
                       Catch::Contains("expected auto, on or off"));
 }
 
-TEST_CASE("shard_of cuts batches into contiguous shards of nearly equal size",
-          "[distributed]") {
+TEST_CASE("shard_of cuts batches into contiguous shards of nearly equal size", "[distributed]") {
   using neurobench::detail::shard_of;
   for (std::size_t count : {0U, 1U, 3U, 7U, 100U}) {
     for (int shards : {1, 2, 3, 4, 7}) {
@@ -292,7 +312,7 @@ TEST_CASE("a benchmark sharded over two processes' worth of threads equals one r
 TEST_CASE("a rank that does not join stops with an error naming it", "[distributed]") {
   neurobench::DistributedOptions o;
   o.timeout = std::chrono::milliseconds(1500);
-  REQUIRE_THROWS_WITH(neurobench::ProcessGroup(rank_info(0, 2, free_port()), o),
-                      Catch::Contains("1 of 2 processes joined") &&
-                          Catch::Contains("rank 1 did not"));
+  REQUIRE_THROWS_WITH(
+      neurobench::ProcessGroup(rank_info(0, 2, free_port()), o),
+      Catch::Contains("1 of 2 processes joined") && Catch::Contains("rank 1 did not"));
 }

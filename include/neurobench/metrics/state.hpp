@@ -20,8 +20,7 @@ namespace neurobench {
 [[nodiscard]] torch::Tensor tensor_from_state(const Json& state, std::string_view what);
 /// The integer `key` of a state object. Throws MetricError naming `what` and the key when it
 /// is missing or not an integer.
-[[nodiscard]] int64_t state_integer(const Json& state, std::string_view key,
-                                    std::string_view what);
+[[nodiscard]] int64_t state_integer(const Json& state, std::string_view key, std::string_view what);
 /// The number `key` of a state object. Throws MetricError naming `what` and the key when it
 /// is missing or not a number.
 [[nodiscard]] double state_number(const Json& state, std::string_view key, std::string_view what);
