@@ -346,11 +346,12 @@ def torchrun_case(args, work):
     env = {k: v for k, v in os.environ.items()
            if k not in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")}
     # Debian's torchrun (python3-torch 1.13 on Python 3.11) fails on its own default
-    # --redirects/--tee values; docs/distributed.md gives this line.
-    r = subprocess.run([torchrun, "--redirects", "1", "--tee", "1", "--no_python",
-                        "--nproc_per_node", "2", "--master_port", str(free_port()), CLI, "run",
-                        *args, "--json", path, "--quiet"], capture_output=True, text=True,
-                       env=env, timeout=600)
+    # --redirects/--tee values; PET_REDIRECTS and PET_TEE set them (docs/distributed.md), so
+    # that the line runs as it is.
+    env.update(PET_REDIRECTS="1", PET_TEE="1")
+    r = subprocess.run([torchrun, "--no_python", "--nproc_per_node", "2", "--master_port",
+                        str(free_port()), CLI, "run", *args, "--json", path, "--quiet"],
+                       capture_output=True, text=True, env=env, timeout=600)
     if r.returncode != 0 or not os.path.exists(path):
         failures.append(f"torchrun: exit {r.returncode}: {r.stderr[-2000:]}")
         return
