@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // A sharded run's passes (docs/distributed.md): each rank runs its shard, then one exchange of
 // what it found through the process group, merged in rank order on every rank.
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <exception>
 
 #include <fmt/format.h>
 
-#include <unistd.h>
 #include <neurobench/distributed.hpp>
-
 #include <neurobench/environment.hpp>
 
 #include "runtime/run_state.hpp"
@@ -105,9 +105,13 @@ Json fingerprint(const PassInput& in, const std::vector<std::string>& metrics) {
   Json f = {{"samples", in.loader.dataset().size()},
             {"batches", in.loader.num_batches()},
             {"batch_size", in.loader.options().batch_size},
-            {"metrics", metrics},
-            {"model", in.model.describe()}};
-  if (const auto sha = in.model.source_sha256()) f["model_sha256"] = *sha;
+            {"metrics", metrics}};
+  // The model's bytes when it came from a file (its path may differ between machines).
+  if (const auto sha = in.model.source_sha256()) {
+    f["model_sha256"] = *sha;
+  } else {
+    f["model"] = in.model.describe();
+  }
   if (const auto sha = in.loader.dataset().source_sha256()) f["data_sha256"] = *sha;
   return f;
 }
@@ -309,7 +313,7 @@ void sharded_timing_pass(const PassInput& in,
     for (const auto& m : metrics) {
       try {
         values[m->name()] = m->compute(t);
-      } catch (const std::exception& e) {
+      } catch (const std::exception&) {
         values[m->name()] = nullptr;  // the merged value says why, if it fails too
       }
     }
