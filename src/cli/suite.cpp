@@ -230,8 +230,10 @@ int suite_command(const SuiteArgs& args, const CLI::App& command, std::ostream& 
   std::vector<suite::Job> job_list;
   for (const std::size_t i : to_run) {
     const PlannedRun& run = plan[i];
+    // Each run is one whole benchmark: a suite started by torchrun, srun or mpirun does not
+    // make its runs shard (docs/distributed.md).
     job_list.push_back(suite::Job{{exe.string(), "run", run.config.string(), "--json",
-                                   run.results.string(), "--quiet"},
+                                   run.results.string(), "--quiet", "--distributed", "off"},
                                   run.log,
                                   s.groups[run.group].timed});
   }
