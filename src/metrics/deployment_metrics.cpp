@@ -228,11 +228,9 @@ void PeakMemory::merge_state(const Json& state) {
 
 Json PeakMemory::compute() const {
   Json own = own_value();
-  if (!largest_merged_.is_null() &&
-      largest_merged_[keys::kPeakRssBytes].get<int64_t>() > own[keys::kPeakRssBytes].get<int64_t>()) {
-    return largest_merged_;
-  }
-  return own;
+  if (largest_merged_.is_null()) return own;
+  const int64_t merged_peak = largest_merged_[keys::kPeakRssBytes].get<int64_t>();
+  return merged_peak > own[keys::kPeakRssBytes].get<int64_t>() ? largest_merged_ : own;
 }
 
 Json PeakMemory::own_value() const {
