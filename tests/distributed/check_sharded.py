@@ -11,9 +11,10 @@
    conformance cases with several batches (some at a smaller batch size, so that they have
    several), a step-wise spiking MLP with every hook metric, and the timing metrics (checked
    for consistency, not for equality).
-2. Faults: a rank killed during its shard, a rank stopped (hung), a rank that never starts, and
-   wrong rendezvous variables: the others stop with an error naming the rank or the variable,
-   within the timeout, and no results file is written.
+2. Faults: a rank killed during its shard, a rank stopped (hung), a rank that never starts, a
+   rank that fails on its shard, ranks started with different commands, Ctrl-C, and wrong
+   rendezvous variables: every rank stops, with an error naming the rank or the variable (exit
+   130 for Ctrl-C), within the timeout, and no results file is written.
 3. torchrun itself, when it is installed: `torchrun --no_python ... neurobench run ...`.
 Exit status 0 when all hold; 1 with the failures listed.
 """
@@ -264,6 +265,20 @@ def fault_cases(work):
     procs[1].send_signal(signal.SIGKILL)
     started = time.monotonic()
     expect_failure("rank 1 killed", finish(procs), ["rank 1"], path, 60, started)
+    # Ctrl-C, as torchrun passes it on: every rank stops after its batch, exit 130, no file.
+    path = os.path.join(work, "interrupted.json")
+    procs = start_ranks(2, args, path, timeout_s=60, rank_args={0: ["--verbose"], 1: ["--verbose"]})
+    for p in procs:
+        wait_for_first_batch(p)  # both in their workload pass
+    for p in procs:
+        p.send_signal(signal.SIGINT)
+    outs = finish(procs, limit=60)
+    if [o[0] for o in outs] != [130, 130] or os.path.exists(path):
+        failures.append(f"SIGINT to every rank: exit statuses {[o[0] for o in outs]}, file "
+                        f"written: {os.path.exists(path)}: {outs[0][2][-500:]}")
+    else:
+        print(f"SIGINT to every rank: exit statuses [130, 130]; rank 0 said: "
+              f"{outs[0][2].strip().splitlines()[-1]}")
     # A rank that hangs (stopped): the others give up after --distributed-timeout.
     path = os.path.join(work, "hung.json")
     procs = start_ranks(2, args, path, timeout_s=5, rank_args={1: ["--verbose"]})
