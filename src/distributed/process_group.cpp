@@ -27,12 +27,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// c10d's message without its C++ backtrace.
+// The message without LibTorch's C++ backtrace (c10d's errors are c10::Error; Gloo's are not).
 std::string what_of(const std::exception& e) {
-  std::string text = e.what();
-  const auto cut = text.find("\nException raised from");
-  if (cut != std::string::npos) text.resize(cut);
-  return text;
+  if (const auto* c10 = dynamic_cast<const c10::Error*>(&e)) return c10->what_without_backtrace();
+  return e.what();
 }
 
 std::string rank_list(const std::vector<int>& ranks) {

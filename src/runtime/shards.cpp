@@ -41,9 +41,10 @@ Json error_record(const std::exception_ptr& error) {
   }
 }
 
-// Every rank's payload, in rank order: CBOR carries binary values and NaN as they are.
-std::vector<Json> exchange(ProcessGroup& group, const Json& mine, const std::string& stage) {
-  const std::vector<std::uint8_t> bytes = Json::to_cbor(mine);
+// Every rank's payload, in rank order, from this rank's payload encoded as CBOR (which carries
+// binary values and NaN as they are).
+std::vector<Json> exchange(ProcessGroup& group, const std::vector<std::uint8_t>& bytes,
+                           const std::string& stage) {
   const std::vector<std::string> all =
       group.all_gather(std::string(bytes.begin(), bytes.end()), stage);
   std::vector<Json> out;
@@ -93,13 +94,6 @@ std::string host_name() {
   return ::gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string("unknown");
 }
 
-Json rank_payload(ProcessGroup& group, const std::exception_ptr& error) {
-  return {{"rank", group.rank()},
-          {"host", host_name()},
-          {"local_rank", group.info().local_rank},
-          {"error", error ? error_record(error) : Json(nullptr)}};
-}
-
 // What every rank must agree on for the merge to mean anything.
 Json fingerprint(const PassInput& in, const std::vector<std::string>& metrics) {
   Json f = {{"samples", in.loader.dataset().size()},
@@ -130,6 +124,20 @@ void check_same_benchmark(const std::vector<Json>& payloads) {
           r, key, other.contains(key) ? other[key].dump() : "not known", value.dump()));
     }
   }
+}
+
+// What a rank sends of a pass: who it is, the benchmark it ran (its metrics' names) and its
+// error, if the pass threw; each pass adds what it found.
+template <class Metrics>
+Json rank_payload(const PassInput& in, const Metrics& metrics, ProcessGroup& group,
+                  const std::exception_ptr& error) {
+  std::vector<std::string> names;
+  for (const auto& m : metrics) names.push_back(m->name());
+  return {{"rank", group.rank()},
+          {"host", host_name()},
+          {"local_rank", group.info().local_rank},
+          {"benchmark", fingerprint(in, names)},
+          {"error", error ? error_record(error) : Json(nullptr)}};
 }
 
 Json timings_to_json(const Timings& t) {
@@ -230,10 +238,7 @@ void sharded_workload_pass(const PassInput& in,
   } catch (...) {
     error = std::current_exception();
   }
-  std::vector<std::string> names;
-  for (const auto& m : metrics) names.push_back(m->name());
-  Json mine = rank_payload(group, error);
-  mine["benchmark"] = fingerprint(in, names);
+  Json mine = rank_payload(in, metrics, group, error);
   mine["batches"] = {range.first, range.end};
   mine["samples"] = state.results.samples;
   mine["workload_s"] = seconds_between(start, Clock::now());
@@ -241,8 +246,9 @@ void sharded_workload_pass(const PassInput& in,
   mine["warnings"] = state.results.warnings;
   mine["states"] = std::move(states);
   mine["failures"] = std::move(failures);
+  const std::vector<std::uint8_t> bytes = Json::to_cbor(mine);
   const auto exchange_start = Clock::now();
-  const std::vector<Json> all = exchange(group, mine, "workload states");
+  const std::vector<Json> all = exchange(group, bytes, "workload states");
   const double exchange_s = seconds_between(exchange_start, Clock::now());
   stop_if_any_failed(all, group.rank(), error, "workload pass");
   check_same_benchmark(all);
@@ -250,22 +256,16 @@ void sharded_workload_pass(const PassInput& in,
 
   // Every rank merges every rank's state, in rank order, into fresh metrics: the same sums,
   // in the same order, as one process makes.
-  int64_t samples = 0;
-  std::size_t batches = 0;
-  std::vector<std::string> warnings;
+  // The ranks' warnings, each once, in rank order (this rank's own are among them).
+  state.results.samples = 0;
+  state.results.batches = 0;
+  state.results.warnings.clear();
   for (const Json& p : all) {
-    samples += p["samples"].get<int64_t>();
-    batches += p["batches"][1].get<std::size_t>() - p["batches"][0].get<std::size_t>();
-    for (const Json& w : p["warnings"]) {
-      const auto text = w.get<std::string>();
-      if (std::find(warnings.begin(), warnings.end(), text) == warnings.end()) {
-        warnings.push_back(text);
-      }
-    }
+    state.results.samples += p["samples"].get<int64_t>();
+    state.results.batches +=
+        p["batches"][1].get<std::size_t>() - p["batches"][0].get<std::size_t>();
+    for (const Json& w : p["warnings"]) state.warn_once(w.get<std::string>());
   }
-  state.results.samples = samples;
-  state.results.batches = batches;
-  state.results.warnings = std::move(warnings);
   for (const auto& m : metrics) {
     const std::string name = m->name();
     for (std::size_t r = 0; r < all.size(); ++r) {
@@ -293,7 +293,7 @@ void sharded_workload_pass(const PassInput& in,
   }
   // This rank's cost of the merge: the exchange (waiting for the slowest rank included) and
   // merging the states it brought.
-  d["state_bytes"] = Json::to_cbor(mine).size();
+  d["state_bytes"] = bytes.size();
   d["exchange_s"] = exchange_s;
   d["merge_s"] = seconds_between(merge_start, Clock::now());
 }
@@ -320,14 +320,11 @@ void sharded_timing_pass(const PassInput& in,
   } catch (...) {
     error = std::current_exception();
   }
-  std::vector<std::string> names;
-  for (const auto& m : metrics) names.push_back(m->name());
-  Json mine = rank_payload(group, error);
-  mine["benchmark"] = fingerprint(in, names);
+  Json mine = rank_payload(in, metrics, group, error);
   mine["timings"] = std::move(mine_timings);
   mine["values"] = std::move(values);
   mine["warnings"] = state.results.warnings;
-  const std::vector<Json> all = exchange(group, mine, "timings");
+  const std::vector<Json> all = exchange(group, Json::to_cbor(mine), "timings");
   stop_if_any_failed(all, group.rank(), error, "timing pass");
   check_same_benchmark(all);
 
