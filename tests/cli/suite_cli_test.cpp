@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `neurobench suite` end to end on small fixtures: isolation of failing, crashing and hanging
 // runs, resuming, Ctrl-C, and the summary.
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,16 +16,17 @@
 
 #include <neurobench/json.hpp>
 
+#include "cli/background_cli.hpp"
 #include "support.hpp"
-
-extern char** environ;
 
 namespace fs = std::filesystem;
 using neurobench::Json;
+using neurobench::test::BackgroundCli;
 using neurobench::test::fixture;
 using neurobench::test::q;
 using neurobench::test::read_file;
 using neurobench::test::run_cli;
+using neurobench::test::shell_status;
 using neurobench::test::TempDir;
 
 namespace {
@@ -50,88 +49,6 @@ std::string endless(const fs::path& model) {
          fixture("core/classifier.npz").string() +
          "\", \"metrics\": [\"Latency\"], \"runs\": 0, \"min_time\": 3600, \"max_time\": 3600}";
 }
-
-// `neurobench suite ARGS` started in the background, stdout and stderr in files.
-class Suite {
- public:
-  Suite(const std::vector<std::string>& args, const fs::path& logs, bool ignore_sigterm = false)
-      : out_(logs / "stdout"), err_(logs / "stderr") {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    sigset_t defaults;
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGINT);
-    if (!ignore_sigterm) sigaddset(&defaults, SIGTERM);
-    posix_spawnattr_setsigdefault(&attributes, &defaults);
-    sigset_t none;
-    sigemptyset(&none);
-    posix_spawnattr_setsigmask(&attributes, &none);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-    // An ignored signal stays ignored across exec: the suite and its runs then ignore SIGTERM.
-    struct sigaction old {};
-    if (ignore_sigterm) {
-      struct sigaction ignore {};
-      ignore.sa_handler = SIG_IGN;
-      ::sigaction(SIGTERM, &ignore, &old);
-    }
-    std::vector<std::string> all = {NEUROBENCH_CLI, "suite"};
-    all.insert(all.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : all) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    if (posix_spawn(&pid_, NEUROBENCH_CLI, &actions, &attributes, argv.data(), environ) != 0) {
-      pid_ = -1;
-    }
-    if (ignore_sigterm) ::sigaction(SIGTERM, &old, nullptr);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-  }
-  ~Suite() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-  Suite(const Suite&) = delete;
-  Suite& operator=(const Suite&) = delete;
-
-  [[nodiscard]] pid_t pid() const { return pid_; }
-
-  /// Waits until stdout holds `text`, at most `seconds`.
-  bool wait_for(const std::string& text, double seconds) {
-    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-    while (std::chrono::steady_clock::now() < end) {
-      if (out().find(text) != std::string::npos) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return false;
-  }
-  /// The exit status, waiting at most `seconds` (-1 if it did not end).
-  int wait(double seconds) {
-    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-    while (pid_ > 0 && std::chrono::steady_clock::now() < end) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return -1;
-  }
-  [[nodiscard]] std::string out() const { return read_file(out_); }
-  [[nodiscard]] std::string err() const { return read_file(err_); }
-
- private:
-  fs::path out_;
-  fs::path err_;
-  pid_t pid_ = -1;
-};
 
 // The children of process `parent` (from /proc/PID/stat's fourth field).
 std::vector<pid_t> children_of(pid_t parent) {
@@ -200,8 +117,9 @@ TEST_CASE("a suite runs every group's repeats, summarises them, and a re-run ski
   const Json& base = summary["groups"][1]["metrics"]["ClassificationAccuracy"];
   const double difference = accuracy["mean"].get<double>() - base["mean"].get<double>();
   CHECK(accuracy["vs_baseline"]["difference"].get<double>() == Approx(difference));
-  CHECK(accuracy["vs_baseline"]["verdict"] ==
-        (difference > 0 ? "better" : difference < 0 ? "worse" : "same"));
+  CHECK(accuracy["vs_baseline"]["verdict"] == (difference > 0   ? "better"
+                                               : difference < 0 ? "worse"
+                                                                : "same"));
   CHECK(summary["groups"][1]["metrics"]["ClassificationAccuracy"].count("vs_baseline") == 0);
   CHECK_THAT(read_file(out / "summary.md"),
              Catch::Contains("### ClassificationAccuracy") && Catch::Contains("| a/b16 | 2 |"));
@@ -216,8 +134,7 @@ TEST_CASE("a suite runs every group's repeats, summarises them, and a re-run ski
   CHECK(read_json(out / "summary.json")["groups"][3]["ok"] == 2);
 
   // New bytes in b's model: b's four runs run again (and fail: it is not a model); a's do not.
-  fs::copy_file(fixture("core/not_a_model.pt"), dir / "b.pt",
-                fs::copy_options::overwrite_existing);
+  fs::copy_file(fixture("core/not_a_model.pt"), dir / "b.pt", fs::copy_options::overwrite_existing);
   const auto changed = run_cli("suite " + q(dir / "s.json") + " --out " + q(out));
   INFO(changed.out << changed.err);
   CHECK(changed.status == 1);
@@ -281,16 +198,16 @@ TEST_CASE("a run past its timeout is stopped and recorded, and the suite goes on
   CHECK(read_json(dir / "out/runs/good/rep-0.run.json")["status"] == "ok");
 }
 
-TEST_CASE("a run that ignores SIGTERM at its timeout is killed after the grace",
-          "[cli][suite]") {
+TEST_CASE("a run that ignores SIGTERM at its timeout is killed after the grace", "[cli][suite]") {
   const TempDir dir;
   const TempDir logs;
   write(dir / "s.json", "{\"models\": {\"slow\": " + endless(fixture("core/classifier.pt")) +
                             "}, \"timeout_seconds\": 1}");
-  Suite suite({(dir / "s.json").string(), "--out", (dir / "out").string()}, logs.path(),
-              /*ignore_sigterm=*/true);
-  REQUIRE(suite.pid() > 0);
-  const int status = suite.wait(120);
+  BackgroundCli suite({"suite", (dir / "s.json").string(), "--out", (dir / "out").string()},
+                      logs.path(),
+                      /*ignore_sigterm=*/true);
+  REQUIRE(suite.started());
+  const int status = shell_status(suite.wait(120));
   INFO(suite.out() << suite.err());
   CHECK(status == 1);
   const Json slow = read_json(dir / "out/runs/slow/rep-0.run.json");
@@ -304,8 +221,9 @@ TEST_CASE("a run killed from outside is recorded as crashed with its signal", "[
   const TempDir logs;
   write(dir / "s.json", "{\"models\": {\"victim\": " + endless(fixture("core/classifier.pt")) +
                             ", \"good\": " + classifier(fixture("core/classifier.pt")) + "}}");
-  Suite suite({(dir / "s.json").string(), "--out", (dir / "out").string()}, logs.path());
-  REQUIRE(suite.wait_for("victim/rep-0: running", 60));
+  BackgroundCli suite({"suite", (dir / "s.json").string(), "--out", (dir / "out").string()},
+                      logs.path());
+  REQUIRE(suite.wait_for_stdout("victim/rep-0: running", 60));
   std::vector<pid_t> children;
   for (int i = 0; i < 500 && children.empty(); ++i) {
     children = children_of(suite.pid());
@@ -313,7 +231,7 @@ TEST_CASE("a run killed from outside is recorded as crashed with its signal", "[
   }
   REQUIRE(children.size() == 1);
   ::kill(children[0], SIGKILL);  // as the kernel's out-of-memory killer would
-  const int status = suite.wait(120);
+  const int status = shell_status(suite.wait(120));
   INFO(suite.out() << suite.err());
   CHECK(status == 1);
   const Json victim = read_json(dir / "out/runs/victim/rep-0.run.json");
@@ -328,14 +246,15 @@ TEST_CASE("Ctrl-C stops a suite with no partial file, exit 130, and a re-run res
   const TempDir dir;
   const TempDir logs;
   const std::string quick = classifier(fixture("core/classifier.pt"));
-  write(dir / "s.json", "{\"models\": {\"quick\": " + quick + ", \"slow\": " +
-                            endless(fixture("core/classifier.pt")) + "}}");
+  write(dir / "s.json", "{\"models\": {\"quick\": " + quick +
+                            ", \"slow\": " + endless(fixture("core/classifier.pt")) + "}}");
   {
-    Suite suite({(dir / "s.json").string(), "--out", (dir / "out").string()}, logs.path());
-    REQUIRE(suite.wait_for("slow/rep-0: running", 60));
+    BackgroundCli suite({"suite", (dir / "s.json").string(), "--out", (dir / "out").string()},
+                        logs.path());
+    REQUIRE(suite.wait_for_stdout("slow/rep-0: running", 60));
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     ::kill(suite.pid(), SIGINT);
-    const int status = suite.wait(60);
+    const int status = shell_status(suite.wait(60));
     INFO(suite.out() << suite.err());
     CHECK(status == 130);
     CHECK_THAT(suite.out(), Catch::Contains("slow/rep-0: interrupted") &&
@@ -348,8 +267,8 @@ TEST_CASE("Ctrl-C stops a suite with no partial file, exit 130, and a re-run res
   CHECK_FALSE(has_temporaries(dir / "out/runs/slow"));
   CHECK_FALSE(fs::exists(dir / "out/summary.json"));
   // The slow run made quick: quick is skipped, slow runs, the summary appears.
-  write(dir / "s.json", "{\"models\": {\"quick\": " + quick + ", \"slow\": " +
-                            classifier(fixture("core/classifier.pt")) + "}}");
+  write(dir / "s.json", "{\"models\": {\"quick\": " + quick +
+                            ", \"slow\": " + classifier(fixture("core/classifier.pt")) + "}}");
   const auto again = run_cli("suite " + q(dir / "s.json") + " --out " + q(dir / "out"));
   INFO(again.out << again.err);
   CHECK(again.status == 0);
