@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // A sharded run's passes (docs/distributed.md): each rank runs its shard, then one exchange of
 // what it found through the process group, merged in rank order on every rank.
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <exception>
@@ -89,11 +87,6 @@ Json& distributed_record(Results& results, ProcessGroup& group, const std::vecto
   return d;
 }
 
-std::string host_name() {
-  char name[256] = {};
-  return ::gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string("unknown");
-}
-
 // What every rank must agree on for the merge to mean anything.
 Json fingerprint(const PassInput& in, const std::vector<std::string>& metrics) {
   Json f = {{"samples", in.loader.dataset().size()},
@@ -126,15 +119,15 @@ void check_same_benchmark(const std::vector<Json>& payloads) {
   }
 }
 
-// What a rank sends of a pass: who it is, the benchmark it ran (its metrics' names) and its
-// error, if the pass threw; each pass adds what it found.
+// What a rank sends of a pass: who it is (its host as the run recorded it), the benchmark it
+// ran (its metrics' names) and its error, if the pass threw; each pass adds what it found.
 template <class Metrics>
-Json rank_payload(const PassInput& in, const Metrics& metrics, ProcessGroup& group,
-                  const std::exception_ptr& error) {
+Json rank_payload(const PassInput& in, const Metrics& metrics, const RunState& state,
+                  ProcessGroup& group, const std::exception_ptr& error) {
   std::vector<std::string> names;
   for (const auto& m : metrics) names.push_back(m->name());
   return {{"rank", group.rank()},
-          {"host", host_name()},
+          {"host", state.results.environment.hostname},
           {"local_rank", group.info().local_rank},
           {"benchmark", fingerprint(in, names)},
           {"error", error ? error_record(error) : Json(nullptr)}};
@@ -238,7 +231,7 @@ void sharded_workload_pass(const PassInput& in,
   } catch (...) {
     error = std::current_exception();
   }
-  Json mine = rank_payload(in, metrics, group, error);
+  Json mine = rank_payload(in, metrics, state, group, error);
   mine["batches"] = {range.first, range.end};
   mine["samples"] = state.results.samples;
   mine["workload_s"] = seconds_between(start, Clock::now());
@@ -320,7 +313,7 @@ void sharded_timing_pass(const PassInput& in,
   } catch (...) {
     error = std::current_exception();
   }
-  Json mine = rank_payload(in, metrics, group, error);
+  Json mine = rank_payload(in, metrics, state, group, error);
   mine["timings"] = std::move(mine_timings);
   mine["values"] = std::move(values);
   mine["warnings"] = state.results.warnings;
