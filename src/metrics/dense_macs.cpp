@@ -320,10 +320,14 @@ Json DenseMACs::compute() const {
 Json DenseMACs::export_state() const { return Json{{"macs", macs_}, {"samples", samples_}}; }
 
 void DenseMACs::merge_state(const Json& state) {
-  if (__builtin_add_overflow(macs_, state_integer(state, "macs", "DenseMACs"), &macs_)) {
+  const int64_t macs = state_integer(state, "macs", "DenseMACs");
+  const int64_t samples = state_integer(state, "samples", "DenseMACs");
+  int64_t total = 0;
+  if (__builtin_add_overflow(macs_, macs, &total)) {
     throw MetricError("DenseMACs: the total MAC count of the shards exceeds 2^63");
   }
-  samples_ += state_integer(state, "samples", "DenseMACs");
+  macs_ = total;
+  samples_ += samples;
 }
 
 MetricDescription DenseMACs::describe() {

@@ -90,11 +90,14 @@ void ActivationSparsityByLayer::merge_state(const Json& state) {
   if (!state.is_object() || !state.contains("layers") || !state["layers"].is_array()) {
     throw MetricError("ActivationSparsityByLayer: a shard's state has no 'layers' array");
   }
+  // Checked whole before anything is added: a state refused leaves the counts as they were.
   for (const Json& layer : state["layers"]) {
     if (!layer.is_array() || layer.size() != 3 || !layer[0].is_string() ||
         !layer[1].is_number_integer() || !layer[2].is_number_integer()) {
       throw MetricError("ActivationSparsityByLayer: a shard's state holds a malformed layer");
     }
+  }
+  for (const Json& layer : state["layers"]) {
     const std::string name = layer[0].get<std::string>();
     auto it = layers_.find(name);
     if (it == layers_.end()) {
@@ -141,8 +144,10 @@ Json MembraneUpdates::export_state() const {
 }
 
 void MembraneUpdates::merge_state(const Json& state) {
-  updates_ += state_integer(state, "updates", "MembraneUpdates");
-  samples_ += state_integer(state, "samples", "MembraneUpdates");
+  const int64_t updates = state_integer(state, "updates", "MembraneUpdates");
+  const int64_t samples = state_integer(state, "samples", "MembraneUpdates");
+  updates_ += updates;
+  samples_ += samples;
 }
 
 // spec: Membrane updates and neuron operations, cost per update
@@ -214,9 +219,12 @@ Json NeuronOperations::export_state() const {
 }
 
 void NeuronOperations::merge_state(const Json& state) {
-  effective_ += state_number(state, "effective", "NeuronOperations");
-  dense_ += state_number(state, "dense", "NeuronOperations");
-  samples_ += state_integer(state, "samples", "NeuronOperations");
+  const double effective = state_number(state, "effective", "NeuronOperations");
+  const double dense = state_number(state, "dense", "NeuronOperations");
+  const int64_t samples = state_integer(state, "samples", "NeuronOperations");
+  effective_ += effective;
+  dense_ += dense;
+  samples_ += samples;
 }
 
 MetricDescription ActivationSparsity::describe() {

@@ -601,10 +601,14 @@ Json SynapticOperations::export_state() const {
 }
 
 void SynapticOperations::merge_state(const Json& state) {
-  state_->macs += state_integer(state, "macs", "SynapticOperations");
-  state_->acs += state_integer(state, "acs", "SynapticOperations");
-  state_->dense += state_integer(state, "dense", "SynapticOperations");
-  state_->samples += state_integer(state, "samples", "SynapticOperations");
+  const int64_t macs = state_integer(state, "macs", "SynapticOperations");
+  const int64_t acs = state_integer(state, "acs", "SynapticOperations");
+  const int64_t dense = state_integer(state, "dense", "SynapticOperations");
+  const int64_t samples = state_integer(state, "samples", "SynapticOperations");
+  state_->macs += macs;
+  state_->acs += acs;
+  state_->dense += dense;
+  state_->samples += samples;
 }
 
 MetricDescription SynapticOperations::describe() {

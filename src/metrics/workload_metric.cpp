@@ -61,15 +61,18 @@ void WorkloadMetric::merge_state(const Json& state) {
   if (terms == nullptr || !terms->is_array()) {
     throw MetricError(fmt::format("{}: a shard's state has no 'terms' array", name()));
   }
-  if (terms_.is_null()) terms_ = Json::array();
+  // Added to a copy of the sum: a state refused leaves the metric as it was.
+  Json sum = sum_;
   for (const Json& term : *terms) {
     if (!term.is_array() || term.size() != 2 || !term[1].is_number()) {
       throw MetricError(fmt::format("{}: a shard's state holds a malformed term {}", name(),
                                     detail::json_excerpt(term)));
     }
-    add_weighted(sum_, term[0], term[1].get<double>(), name());
-    terms_.push_back(term);
+    add_weighted(sum, term[0], term[1].get<double>(), name());
   }
+  sum_ = std::move(sum);
+  if (terms_.is_null()) terms_ = Json::array();
+  terms_.insert(terms_.end(), terms->begin(), terms->end());
 }
 
 Json AccumulatedMetric::export_state() const {

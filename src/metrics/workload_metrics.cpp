@@ -119,10 +119,15 @@ void R2::merge_state(const Json& state) {
       !state["preds"].is_array() || state["preds"].size() != state["targets"].size()) {
     throw MetricError("R2: a shard's state needs as many 'preds' as 'targets'");
   }
+  // Read whole before anything is kept: a state refused leaves the batches as they were.
+  std::vector<torch::Tensor> preds;
+  std::vector<torch::Tensor> targets;
   for (std::size_t b = 0; b < state["preds"].size(); ++b) {
-    preds_.push_back(tensor_from_state(state["preds"][b], "R2"));
-    targets_.push_back(tensor_from_state(state["targets"][b], "R2"));
+    preds.push_back(tensor_from_state(state["preds"][b], "R2"));
+    targets.push_back(tensor_from_state(state["targets"][b], "R2"));
   }
+  preds_.insert(preds_.end(), preds.begin(), preds.end());
+  targets_.insert(targets_.end(), targets.begin(), targets.end());
 }
 
 MetricDescription ClassificationAccuracy::describe() {

@@ -318,3 +318,55 @@ TEST_CASE("a rank that does not join stops with an error naming it", "[distribut
       neurobench::ProcessGroup(rank_info(0, 2, free_port()), o),
       Catch::Contains("1 of 2 processes joined") && Catch::Contains("rank 1 did not"));
 }
+
+TEST_CASE(
+    "merge_state adds a shard's terms in order and refuses a malformed state, naming the "
+    "metric",
+    "[distributed]") {
+  using neurobench::Json;
+  TargetMean plain;
+  plain.begin_run();
+  plain.merge_state(Json{{"terms", {{0.1, 0.3}, {0.2, 0.7}}}});
+  plain.merge_state(Json{{"terms", Json::array()}});  // a rank without batches
+  REQUIRE(plain.run_value().get<double>() == (0.0 + 0.1 * 0.3) + 0.2 * 0.7);
+  REQUIRE(plain.export_state()["terms"].size() == 2);
+  REQUIRE_THROWS_WITH(plain.merge_state(Json::object()),
+                      Catch::Contains("a shard's state has no 'terms' array"));
+  REQUIRE_THROWS_WITH(plain.merge_state(Json{{"terms", {{1.0, 0.5}, {1.0}}}}),
+                      Catch::Contains("a shard's state holds a malformed term"));
+  // a state refused leaves the metric as it was
+  REQUIRE(plain.run_value().get<double>() == (0.0 + 0.1 * 0.3) + 0.2 * 0.7);
+  REQUIRE(plain.export_state()["terms"].size() == 2);
+
+  Private own;
+  REQUIRE_FALSE(own.mergeable());
+  REQUIRE_THROWS_WITH(own.export_state(),
+                      Catch::Contains("keeps state across batches and does not export it"));
+  REQUIRE_THROWS_AS(own.merge_state(Json::object()), neurobench::MetricError);
+
+  neurobench::metrics::DenseMACs macs;
+  macs.reset();
+  REQUIRE_THROWS_WITH(macs.merge_state(Json{{"macs", 10}}),
+                      Catch::Contains("DenseMACs") && Catch::Contains("no integer 'samples'"));
+  macs.merge_state(Json{{"macs", 10}, {"samples", 2}});
+  REQUIRE(macs.compute()["MACs"].get<double>() == 5.0);
+  neurobench::metrics::NeuronOperations neurons;
+  neurons.reset();
+  REQUIRE_THROWS_WITH(neurons.merge_state(Json{{"effective", "x"}}),
+                      Catch::Contains("NeuronOperations") && Catch::Contains("no number"));
+  neurobench::metrics::R2 r2;
+  r2.reset();
+  REQUIRE_THROWS_WITH(r2.merge_state(Json{{"preds", Json::array({1})}, {"targets", Json::array()}}),
+                      Catch::Contains("R2: a shard's state needs as many 'preds' as 'targets'"));
+  neurobench::metrics::ActivationSparsityByLayer layers;
+  layers.reset();
+  REQUIRE_THROWS_WITH(
+      layers.merge_state(Json{{"layers", {{"relu", 4, 1}, {"relu", 1}}}}),
+      Catch::Contains("ActivationSparsityByLayer") && Catch::Contains("malformed layer"));
+  REQUIRE(layers.compute().empty());  // the good layer before the bad one was not kept
+  const Json good = neurobench::tensor_state(torch::ones({2, 2}));
+  REQUIRE_THROWS_AS(
+      r2.merge_state(Json{{"preds", {good, Json::object()}}, {"targets", {good, good}}}),
+      neurobench::MetricError);
+  REQUIRE(r2.compute() == 0.0);  // no batch kept
+}
