@@ -97,41 +97,7 @@ OpenWav open_wav(const fs::path& path) {
 
 }  // namespace
 
-void WavReadOptions::validate() const {
-  if (sample_rate < 0) {
-    throw UsageError(
-        fmt::format("WavReadOptions: sample_rate must be 0 (any) or a rate in Hz, "
-                    "got {}",
-                    sample_rate));
-  }
-  if (channels < 0) {
-    throw UsageError(fmt::format(
-        "WavReadOptions: channels must be 0 (any) or a number of channels, got {}", channels));
-  }
-  if (first_frames && *first_frames < 0) {
-    throw UsageError(
-        fmt::format("WavReadOptions: first_frames must be 0 or more, got {}", *first_frames));
-  }
-}
-
 WavInfo read_wav_info(const fs::path& path) { return open_wav(path).info; }
-
-void check_wav_info(const fs::path& path, const WavInfo& info, const WavReadOptions& options) {
-  options.validate();
-  if (!info.pcm16) {
-    throw InputError(fmt::format("{}: the samples are {}; expected signed 16-bit PCM",
-                                 path.string(), info.subtype));
-  }
-  if (options.channels != 0 && info.channels != options.channels) {
-    throw InputError(fmt::format("{}: {} channel{}; expected {}{}", path.string(), info.channels,
-                                 info.channels == 1 ? "" : "s", options.channels,
-                                 options.channels == 1 ? " (mono)" : ""));
-  }
-  if (options.sample_rate != 0 && info.sample_rate != options.sample_rate) {
-    throw InputError(fmt::format("{}: sample rate {} Hz; expected {} Hz", path.string(),
-                                 info.sample_rate, options.sample_rate));
-  }
-}
 
 torch::Tensor load_wav(const fs::path& path, const WavReadOptions& options) {
   OpenWav wav = open_wav(path);

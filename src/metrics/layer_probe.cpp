@@ -5,6 +5,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <neurobench/errors.hpp>
 #include <neurobench/metrics/builtin.hpp>

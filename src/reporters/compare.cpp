@@ -9,6 +9,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <neurobench/errors.hpp>
 #include <neurobench/reporters/format.hpp>

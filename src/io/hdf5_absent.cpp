@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// Hdf5File in a build without the hdf5 component (NEUROBENCH_WITH_HDF5): opening a file says
+// that the component is missing and what it needs, so that a data set needing it fails with a
+// clear error (exit 2 from the command line), not a link error or a silent gap.
+#include "io/hdf5_file.hpp"
+
+#include <neurobench/components.hpp>
+
+namespace neurobench::detail {
+
+namespace {
+[[noreturn]] void missing(const std::filesystem::path& path) {
+  require_component("hdf5", "reading " + path.string() + " (MATLAB v7.3 files are HDF5)");
+  throw UsageError("unreachable: the hdf5 component is missing");  // require_component threw
+}
+}  // namespace
+
+Hdf5File::Hdf5File(const std::filesystem::path& path) : path_(path) { missing(path); }
+
+Hdf5File::~Hdf5File() = default;
+
+bool Hdf5File::has(const std::string& /*name*/) const { missing(path_); }
+
+std::string Hdf5File::root_names() const { missing(path_); }
+
+Hdf5Doubles Hdf5File::read_doubles(const std::string& /*name*/,
+                                   std::uint64_t /*max_values*/) const {
+  missing(path_);
+}
+
+Hdf5References Hdf5File::read_references(const std::string& /*name*/,
+                                         std::uint64_t /*max_values*/) const {
+  missing(path_);
+}
+
+Hdf5Doubles Hdf5File::read_referenced_doubles(std::uint64_t /*ref*/, const std::string& /*what*/,
+                                              std::uint64_t /*max_values*/) const {
+  missing(path_);
+}
+
+}  // namespace neurobench::detail
