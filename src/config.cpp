@@ -29,8 +29,8 @@ namespace fs = std::filesystem;
 constexpr const char* kKnownKeys =
     "model, data, dataset, batch_size, stepwise, metrics, static, workload, pre, post, "
     "activation_modules, connection_modules, shuffle_seed, threads, warmup, runs, min_time, "
-    "max_time, latency_batch_size, startup_runs, max_array_bytes, quiet, verbose, strict, "
-    "outputs {json, csv, text}";
+    "max_time, latency_batch_size, startup_runs, max_array_bytes, device, tf32, quiet, "
+    "verbose, strict, outputs {json, csv, text}";
 constexpr const char* kSpecList =
     "a list of names (or {\"name\": ..., \"options\": {...}} objects)";
 
@@ -196,6 +196,8 @@ const std::map<std::string, Setter>& setters() {
       {"post", set(&C::post, &R::processors)},
       {"activation_modules", set(&C::activation_modules, &R::names)},
       {"connection_modules", set(&C::connection_modules, &R::names)},
+      {"device", set(&C::device, &R::string)},
+      {"tf32", set(&C::tf32, &R::boolean)},
       {"quiet", set(&C::quiet, &R::boolean)},
       {"verbose", set(&C::verbose, &R::boolean)},
       {"strict", set(&C::strict, &R::boolean)},
@@ -210,6 +212,11 @@ void check(const BenchmarkConfig& c, const std::string& source) {
     throw UsageError(fmt::format("{}: '{}' must be {}, got {}", source, key, expected, value));
   };
   detail::check_numbers(c, source);
+  try {
+    (void)parse_device(c.device);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{}: 'device': {}", source, e.what()));
+  }
   struct List {
     const char* key;
     const char* expected;
@@ -354,6 +361,8 @@ Json BenchmarkConfig::to_json() const {
   if (verbose != d.verbose) j["verbose"] = verbose;
   if (strict != d.strict) j["strict"] = strict;
   if (max_array_bytes != d.max_array_bytes) j["max_array_bytes"] = max_array_bytes;
+  if (device != d.device) j["device"] = device;
+  if (tf32 != d.tf32) j["tf32"] = tf32;
   Json files = Json::object();
   if (!outputs.json.empty()) files["json"] = outputs.json.string();
   if (!outputs.csv.empty()) files["csv"] = outputs.csv.string();
@@ -385,6 +394,8 @@ RunOptions BenchmarkConfig::run_options() const {
   options.quiet = quiet;
   options.verbose = verbose;
   options.strict = strict;
+  options.device = parse_device(device);
+  options.tf32 = tf32;
   options.timing.warmup = warmup;
   options.timing.runs = runs;
   options.timing.min_time_s = min_time;

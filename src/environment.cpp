@@ -16,6 +16,8 @@
 #include <fmt/format.h>
 #include <torch/version.h>
 
+#include <neurobench/components.hpp>
+
 #ifndef NEUROBENCH_VERSION
 #define NEUROBENCH_VERSION "0.0.0"
 #endif
@@ -141,12 +143,17 @@ std::string utc_now() {
 
 }  // namespace
 
-Environment capture_environment() {
+Environment capture_environment(const c10::Device& device) {
   Environment e;
   e.cpu = cpu_model();
   e.cores = available_cpus();
   e.threads = at::get_num_threads();
   e.libtorch = TORCH_VERSION;
+  e.libtorch_build = libtorch_build();
+  e.cxx_standard = fmt::format("C++{}", __cplusplus / 100 % 100);
+  e.components = built_components();
+  e.device = device_text(resolved_device(device));
+  e.gpu = gpu_info(device);
   e.blas = loaded_blas_library();
   e.build_type = NEUROBENCH_BUILD_TYPE[0] != '\0' ? NEUROBENCH_BUILD_TYPE : "unspecified";
   e.neurobench = NEUROBENCH_VERSION;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <neurobench/data/dataloader.hpp>
+#include <neurobench/device.hpp>
 #include <neurobench/distributed.hpp>
 #include <neurobench/environment.hpp>
 #include <neurobench/metrics/metric.hpp>
@@ -47,6 +48,19 @@ struct RunOptions {
   /// warning in Results::warnings.
   bool strict = false;
   TimingOptions timing;  ///< How the timing pass runs (only when a timing metric is asked for).
+  /// Where the model runs (docs/devices.md): the CPU, a CUDA GPU (`cuda`, `cuda:N`;
+  /// parse_device() in <neurobench/device.hpp>) or the lazy device. run() checks it first
+  /// (UsageError naming what is missing), runs the static metrics on the model as it is, then
+  /// moves the model there (NeuroBenchModel::to(); it stays there afterwards) and each batch's
+  /// data and targets before pre-processing, as NeuroBench's `Benchmark.run(device=...)` does.
+  /// Hook metrics count on the device and read their counts back once per batch; timings wait
+  /// for the device's work (synchronize()).
+  c10::Device device = c10::kCPU;
+  /// CUDA runs: allow TF32 for float32 convolutions (cuDNN) and matrix products (cuBLAS) while
+  /// the run lasts. Faster on GPUs from Ampere on, but about 1e-3 relative precision: off by
+  /// default, so that the results equal the CPU's. LibTorch's own settings are restored after
+  /// the run.
+  bool tf32 = false;
   /// A sharded run (docs/distributed.md): the processes it runs on. Each rank runs its
   /// contiguous shard of the batches (and of the timing batches); the metric states are merged
   /// in rank order, and every rank returns the results of the whole data set, with

@@ -73,9 +73,14 @@ struct BenchmarkConfig {
   /// The largest array read from the `.npz` (`data`, or a data set kind's such as `wisdm`), in
   /// bytes (NpzReadOptions::max_array_bytes).
   std::uint64_t max_array_bytes = kDefaultMaxArrayBytes;
+  /// Where the model runs: `cpu`, `cuda`, `cuda:N` or `lazy` (parse_device(); RunOptions::device).
+  /// In a sharded run, `cuda` is each rank's `cuda:LOCAL_RANK`.
+  std::string device = "cpu";
+  bool tf32 = false;  ///< CUDA runs: allow TF32 (RunOptions::tf32).
   OutputFiles outputs;             ///< Results files to write.
 
   /// Throws UsageError naming the field when a number is out of its range (number_range()),
+  /// `device` is not a device parse_device() reads,
   /// `min_time` is more than `max_time` with `runs` 0, a metric or processor has no name or
   /// options that are not an object, both `data` and `dataset` are set, or `dataset` lacks a
   /// kind or a path, has options that are not an object, or an option named `kind` or `path`.
@@ -135,8 +140,8 @@ struct BenchmarkConfig {
 
   /// The data loader's options: `batch_size` and `shuffle_seed`.
   [[nodiscard]] LoaderOptions loader_options() const;
-  /// A run's options: `quiet`, `verbose`, `strict` and the timing settings (`max_time` as
-  /// `max_time_s`).
+  /// A run's options: `quiet`, `verbose`, `strict`, `device`, `tf32` and the timing settings
+  /// (`max_time` as `max_time_s`).
   [[nodiscard]] RunOptions run_options() const;
   /// How the `.npz` data file is read: `max_array_bytes`.
   [[nodiscard]] NpzReadOptions npz_options() const;

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <c10/core/Device.h>
+
 #include <neurobench/errors.hpp>
 
 namespace neurobench {
@@ -24,7 +26,7 @@ struct DistributedError : Error {
 struct RankInfo {
   int rank = 0;        ///< 0 to world_size - 1; rank 0 writes the results (every rank merges them).
   int world_size = 1;  ///< Processes in the run.
-  int local_rank = 0;  ///< Rank among the processes on this machine (metadata only).
+  int local_rank = 0;  ///< Rank among the processes on this machine (`--device cuda`: its GPU).
   int local_world_size = 0;  ///< Processes on this machine; 0 when the launcher does not say.
   std::string master_addr;   ///< Host of the rendezvous store (rank 0 or the launcher holds it).
   int master_port = 0;       ///< Its TCP port.
@@ -57,6 +59,11 @@ enum class DistributedMode {
 /// `RANK` not below `WORLD_SIZE`, `MASTER_ADDR` or `MASTER_PORT` unset in a run of more than
 /// one process), or when the mode is On and nothing describes a run.
 [[nodiscard]] std::unique_ptr<RankInfo> rank_from_environment(DistributedMode mode);
+
+/// The device a rank runs on when `asked` was asked for: `cuda` (no index) is the rank's own
+/// GPU, `cuda:LOCAL_RANK`, as torchrun's convention is; any other device (`cuda:N` included)
+/// as asked.
+[[nodiscard]] c10::Device rank_device(const c10::Device& asked, const RankInfo& rank);
 
 /// How long a rank waits before it gives up on the others (docs/distributed.md).
 struct DistributedOptions {

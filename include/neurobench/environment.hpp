@@ -2,7 +2,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
+
+#include <neurobench/device.hpp>
 
 namespace neurobench {
 
@@ -33,6 +37,14 @@ struct Environment {
   int cores = 0;           ///< Logical CPUs available to the process.
   int threads = 0;         ///< LibTorch intra-op threads in use (`torch::set_num_threads`).
   std::string libtorch;    ///< LibTorch version, e.g. "1.13.0".
+  std::string libtorch_build;  ///< What LibTorch was built for: `CPU` or `CUDA 12.8, cuDNN 9.10.2`.
+  std::string cxx_standard;    ///< The C++ standard neurobench-cpp was built as: `C++17`, `C++20`.
+  std::vector<std::string> components;  ///< The optional components built (components()).
+  std::string device;      ///< Where the model ran: `cpu`, `cuda:0`, `lazy`.
+  std::optional<GpuInfo> gpu;  ///< The GPU, when the model ran on one.
+  /// CUDA runs: whether TF32 was allowed for float32 convolutions and matrix products
+  /// (RunOptions::tf32); unset elsewhere.
+  std::optional<bool> tf32;
   std::string blas;        ///< The BLAS library loaded (see loaded_blas_library()).
   std::string build_type;  ///< CMake build type of neurobench-cpp, e.g. "Release".
   std::string neurobench;  ///< neurobench-cpp version.
@@ -47,7 +59,8 @@ struct Environment {
   [[nodiscard]] bool empty() const { return date.empty(); }
 };
 
-/// Records the environment now (threads as currently set in LibTorch).
-[[nodiscard]] Environment capture_environment();
+/// Records the environment now (threads as currently set in LibTorch), for a run on `device`
+/// (its GPU described when it is a CUDA device).
+[[nodiscard]] Environment capture_environment(const c10::Device& device = c10::kCPU);
 
 }  // namespace neurobench

@@ -7,6 +7,7 @@
 #include <neurobench/audio/resample.hpp>
 #include <neurobench/audio/spectrogram.hpp>
 #include <neurobench/benchmark.hpp>
+#include <neurobench/components.hpp>
 #include <neurobench/config.hpp>
 #include <neurobench/data/dataloader.hpp>
 #include <neurobench/data/dataset.hpp>
@@ -14,6 +15,7 @@
 #include <neurobench/datasets/fashion_mnist.hpp>
 #include <neurobench/datasets/idx.hpp>
 #include <neurobench/datasets/mackey_glass.hpp>
+#include <neurobench/device.hpp>
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/fwd.hpp>
@@ -23,6 +25,7 @@
 #include <neurobench/io/output_file.hpp>
 #include <neurobench/json.hpp>
 #include <neurobench/metrics/builtin.hpp>
+#include <neurobench/metrics/count_sum.hpp>
 #include <neurobench/metrics/description.hpp>
 #include <neurobench/metrics/keys.hpp>
 #include <neurobench/metrics/metric.hpp>

@@ -4,8 +4,12 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <torch/cuda.h>
 
+#include <neurobench/components.hpp>
 #include <neurobench/datasets/kinds.hpp>
+#include <neurobench/device.hpp>
+#include <neurobench/environment.hpp>
 #include <neurobench/metrics/metric.hpp>
 #include <neurobench/processors/processors.hpp>
 
@@ -77,6 +81,37 @@ void print_dataset_kinds(std::ostream& out) {
   }
 }
 
+// What this build of neurobench has: LibTorch, the C++ standard, the optional components and
+// the devices it can run on here.
+void print_build(std::ostream& out) {
+  const Environment e = capture_environment();
+  out << fmt::format("this build: neurobench {}, LibTorch {} ({}), {}\n", e.neurobench,
+                     e.libtorch, e.libtorch_build, e.cxx_standard);
+  out << "components (docs/cmake.md):\n";
+  std::size_t width = 0;
+  for (const auto& c : components()) width = std::max(width, c.name.size());
+  for (const auto& c : components()) {
+    out << fmt::format("  {:<{}}  {:<7}  {}\n", c.name, width, c.built ? "built" : "missing",
+                       c.gives);
+    if (!c.built) out << fmt::format("    needs {}\n", c.needs);
+  }
+  std::string devices = "cpu, lazy";
+  const auto gpus = e.libtorch_build == "CPU" ? int64_t{0}
+                                              : static_cast<int64_t>(torch::cuda::device_count());
+  for (int64_t i = 0; i < gpus && i < 128; ++i) {
+    const c10::Device gpu(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(i));
+    const std::optional<GpuInfo> info = gpu_info(gpu);
+    devices += fmt::format(", {}{}", device_text(gpu),
+                           info && !info->name.empty() ? " (" + info->name + ")" : "");
+  }
+  if (e.libtorch_build == "CPU") {
+    devices += " (no cuda: this LibTorch is built without CUDA)";
+  } else if (gpus == 0) {
+    devices += " (no cuda: no GPU is visible)";
+  }
+  out << "devices here (--device): " << devices << "\n";
+}
+
 }  // namespace
 
 int list_command(std::ostream& out) {
@@ -92,6 +127,8 @@ int list_command(std::ostream& out) {
   print(out, "post-processors (--post)", post_processors());
   out << "\n";
   print_dataset_kinds(out);
+  out << "\n";
+  print_build(out);
   out << "\nNames are matched ignoring case and underscores (classification_accuracy works).\n"
          "Options: Name:key=value,... on the command line, {\"name\": ..., \"options\": {...}} "
          "in configs.\n";

@@ -108,6 +108,15 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
   add_number(*run, a, "shuffle_seed", "INT", "", "shuffle the samples with this seed");
   add_number(*run, a, "threads", "INT", fmt::format("{}", a.flags.threads),
              "intra-op threads for LibTorch");
+  run->add_option("--device", a.flags.device,
+                  "where the model runs: cpu, cuda (cuda:0; cuda:LOCAL_RANK in a sharded run), "
+                  "cuda:N, or lazy (LibTorch's lazy tensors on the CPU, for testing); the model "
+                  "and each batch go there before pre-processing (docs/devices.md)")
+      ->type_name("DEVICE")
+      ->default_str("cpu");
+  run->add_flag("--tf32", a.flags.tf32,
+                "CUDA: allow TF32 in float32 convolutions and matrix products (faster on "
+                "Ampere and later, ~1e-3 relative precision; off: results equal the CPU's)");
   add_timing_options(*run, a);
   run->add_flag("--quiet,-q", a.flags.quiet, "no progress bar");
   run->add_flag("--verbose,-v", a.flags.verbose, "print each batch's results to stderr");
@@ -331,6 +340,15 @@ BenchmarkConfig resolve_run_args(const CLI::App& run, const RunArgs& cli) {
   if (given("--quiet")) merged.quiet = f.quiet;
   if (given("--verbose")) merged.verbose = f.verbose;
   if (given("--strict")) merged.strict = f.strict;
+  if (given("--device")) {
+    try {
+      (void)parse_device(f.device);
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("--device: {}", e.what()));
+    }
+    merged.device = f.device;
+  }
+  if (given("--tf32")) merged.tf32 = f.tf32;
   // Numbers: checked as the config's keys are, against the same ranges.
   for (const std::string& key : BenchmarkConfig::number_keys()) {
     const std::string flag = number_flag(key);
@@ -368,9 +386,14 @@ int run_command(const BenchmarkConfig& c, const std::string& config_file,
     warn_if_ranks_share_cores(*rank, c.threads);
   }
   const bool writes = rank == nullptr || rank->rank == 0;
+  // `cuda` in a sharded run is each rank's own GPU, as torchrun's convention is.
+  if (run_options.group != nullptr) run_options.device = rank_device(run_options.device, *rank);
+  // Before the model is loaded: a GPU that is not there is bad usage, said at once.
+  check_device(run_options.device);
 
   TorchScriptOptions model_options;
   model_options.stepwise = c.stepwise;
+  model_options.device = run_options.device;
   auto model = std::make_shared<TorchScriptModel>(c.model, model_options);
   std::shared_ptr<Dataset> dataset;
   if (c.dataset.empty()) {

@@ -178,6 +178,9 @@ std::vector<std::string> ProcessGroup::all_gather(const std::string& bytes,
   Impl& s = *impl_;
   const int n = s.info.world_size;
   const auto reached = [&](int r) { return fmt::format("reached/{}/{}", stage, r); };
+  // Gloo writes the gathered tensors from its own threads, outside any inference mode of the
+  // caller's (a run on the lazy device is in one): they must be normal tensors.
+  const c10::InferenceMode normal_tensors(/*enabled=*/false);
   try {
     s.store->set(reached(s.info.rank), std::vector<uint8_t>(1, 1));
     std::vector<at::Tensor> sizes;

@@ -149,4 +149,9 @@ std::unique_ptr<RankInfo> rank_from_environment(DistributedMode mode) {
   return info;
 }
 
+c10::Device rank_device(const c10::Device& asked, const RankInfo& rank) {
+  if (!asked.is_cuda() || asked.has_index()) return asked;
+  return c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(rank.local_rank));
+}
+
 }  // namespace neurobench

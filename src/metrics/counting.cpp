@@ -2,6 +2,7 @@
 #include "metrics/counting.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <neurobench/errors.hpp>
 
@@ -9,35 +10,51 @@ namespace neurobench::detail {
 
 namespace {
 template <class T>
-int64_t nonzeros(const T* p, int64_t n) {
+int64_t nonzeros_in(const T* p, int64_t n) {
   int64_t count = 0;
   for (int64_t i = 0; i < n; ++i) count += (p[i] != T(0));
   return count;
 }
 
 template <class T>
-int64_t changed(const T* a, const T* b, int64_t n) {
+int64_t changed_in(const T* a, const T* b, int64_t n) {
   int64_t count = 0;
   for (int64_t i = 0; i < n; ++i) count += ((a[i] - b[i]) != T(0));
   return count;
 }
 
 template <class T>
-bool spiking(const T* p, int64_t n) {
+bool all_spikes(const T* p, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const T v = p[i];
     if (v != T(0) && v != T(1) && v != T(-1)) return false;
   }
   return true;
 }
+
+// spec: an input counts as spikes when every value is -1, 0 or 1. For floating point: |value| is
+// 1 or the value is 0 (NaN is neither), five operators on a device rather than six. Bitwise `|`
+// of the comparisons: every device has it (the lazy device runs logical_or, and round, on the
+// CPU behind its back).
+torch::Tensor spike_values(const torch::Tensor& t) {
+  if (t.is_floating_point()) return (t.abs() == 1) | (t == 0);
+  return (t == 0) | (t == 1) | (t == -1);
+}
+
+torch::Tensor spike_flag(const torch::Tensor& t) { return spike_values(t).all(); }
+
+// On a device, counts are sums of `!= 0` in int64: no host read, and no operator that LibTorch
+// runs on the CPU behind the device's back (count_nonzero has none on the lazy device).
+torch::Tensor device_nonzeros(const torch::Tensor& t) { return t.ne(0).sum(torch::kLong); }
 }  // namespace
 
 int64_t count_nonzero(const torch::Tensor& t) {
   if (t.is_contiguous() && t.device().is_cpu()) {
-    if (t.scalar_type() == torch::kFloat) return nonzeros(t.data_ptr<float>(), t.numel());
-    if (t.scalar_type() == torch::kDouble) return nonzeros(t.data_ptr<double>(), t.numel());
+    if (t.scalar_type() == torch::kFloat) return nonzeros_in(t.data_ptr<float>(), t.numel());
+    if (t.scalar_type() == torch::kDouble) return nonzeros_in(t.data_ptr<double>(), t.numel());
   }
-  return t.count_nonzero().item<int64_t>();
+  return t.device().is_cpu() ? t.count_nonzero().item<int64_t>()
+                            : device_nonzeros(t).item<int64_t>();
 }
 
 int64_t count_changed(const torch::Tensor& a, const torch::Tensor& b) {
@@ -48,21 +65,84 @@ int64_t count_changed(const torch::Tensor& a, const torch::Tensor& b) {
   if (a.is_contiguous() && b.is_contiguous() && a.scalar_type() == b.scalar_type() &&
       a.device().is_cpu() && b.device().is_cpu()) {
     if (a.scalar_type() == torch::kFloat) {
-      return changed(a.data_ptr<float>(), b.data_ptr<float>(), a.numel());
+      return changed_in(a.data_ptr<float>(), b.data_ptr<float>(), a.numel());
     }
     if (a.scalar_type() == torch::kDouble) {
-      return changed(a.data_ptr<double>(), b.data_ptr<double>(), a.numel());
+      return changed_in(a.data_ptr<double>(), b.data_ptr<double>(), a.numel());
     }
   }
-  return (a - b).count_nonzero().item<int64_t>();
+  return (a.device().is_cpu() ? (a - b).count_nonzero() : device_nonzeros(a - b))
+      .item<int64_t>();
 }
 
 bool is_spiking(const torch::Tensor& t) {
   if (t.is_contiguous() && t.device().is_cpu()) {
-    if (t.scalar_type() == torch::kFloat) return spiking(t.data_ptr<float>(), t.numel());
-    if (t.scalar_type() == torch::kDouble) return spiking(t.data_ptr<double>(), t.numel());
+    if (t.scalar_type() == torch::kFloat) return all_spikes(t.data_ptr<float>(), t.numel());
+    if (t.scalar_type() == torch::kDouble) return all_spikes(t.data_ptr<double>(), t.numel());
   }
-  return torch::logical_or(t == 0, torch::logical_or(t == 1, t == -1)).all().item<bool>();
+  return spike_flag(t).item<bool>();
+}
+
+Count Count::times(int64_t k) const {
+  Count c;
+  if (on_device()) {
+    c.device = device * k;
+  } else {
+    c.host = host * k;
+  }
+  return c;
+}
+
+void add_count(CountSum& sum, const Count& c) {
+  if (c.on_device()) {
+    sum.add(c.device);
+  } else {
+    sum.add(c.host);
+  }
+}
+
+void add_count_if(CountSum& sum, const Count& c, const Flag& f) {
+  if (!f.device.defined()) {
+    if (f.host) add_count(sum, c);
+    return;
+  }
+  // On the device: the count times the flag (0 or 1), nothing read back.
+  const torch::Tensor n =
+      c.on_device() ? c.device : torch::full({}, c.host, f.device.options().dtype(torch::kLong));
+  sum.add(n * f.device);
+}
+
+Count nonzeros(const torch::Tensor& t) {
+  Count c;
+  if (t.device().is_cpu()) {
+    c.host = detail::count_nonzero(t);
+  } else {
+    c.device = device_nonzeros(t);
+  }
+  return c;
+}
+
+Count changed(const torch::Tensor& a, const torch::Tensor& b) {
+  Count c;
+  if (a.device().is_cpu() && b.device().is_cpu()) {
+    c.host = detail::count_changed(a, b);
+    return c;
+  }
+  if (!a.sizes().equals(b.sizes())) (void)count_changed(a, b);  // throws, naming the shapes
+  c.device = device_nonzeros(a - b);
+  return c;
+}
+
+torch::Tensor spike_flags(const torch::Tensor& t) { return spike_values(t).flatten(1).all(1); }
+
+Flag spiking(const torch::Tensor& t) {
+  Flag f;
+  if (t.device().is_cpu()) {
+    f.host = is_spiking(t);
+  } else {
+    f.device = spike_flag(t);
+  }
+  return f;
 }
 
 ConvolutionArgs convolution_args(std::string_view op, c10::ArrayRef<c10::IValue> args) {

@@ -10,14 +10,53 @@
 #include <torch/script.h>
 
 #include <neurobench/errors.hpp>
+#include <neurobench/metrics/count_sum.hpp>
 
 #include "util/text.hpp"
 
 namespace neurobench::detail {
 
 /// Number of non-zero elements, in one pass over contiguous float/double data (any other
-/// layout or dtype goes through torch::count_nonzero).
+/// layout or dtype goes through torch::count_nonzero). Reads the count back from a device.
 [[nodiscard]] int64_t count_nonzero(const torch::Tensor& t);
+
+/// A count that stays where its tensor is: a number on the host for a tensor on the CPU, a
+/// 0-dim int64 tensor on the device for a tensor on a device (not read back, so that counting
+/// does not wait for the device; CountSum reads the sum of many at once).
+struct Count {
+  int64_t host = 0;
+  torch::Tensor device;  ///< Defined when the count is on a device.
+
+  /// The count on a device as an int64 tensor there; `host` on the CPU as a number.
+  [[nodiscard]] bool on_device() const { return device.defined(); }
+  /// The count times `k`, where the count is.
+  [[nodiscard]] Count times(int64_t k) const;
+};
+
+/// Whether a condition holds: a host bool, or a 0-dim bool tensor on a device.
+struct Flag {
+  bool host = false;
+  torch::Tensor device;  ///< Defined when the flag is on a device.
+};
+
+/// Adds a count to a sum, where the count is.
+void add_count(CountSum& sum, const Count& c);
+/// Adds `c` to `sum` when `f` holds, where they are: on a device, the count times the flag,
+/// without reading the flag back.
+void add_count_if(CountSum& sum, const Count& c, const Flag& f);
+
+/// count_nonzero() where the tensor is: on the CPU at once, on a device a tensor there.
+[[nodiscard]] Count nonzeros(const torch::Tensor& t);
+
+/// count_changed() where the tensors are (a device count for tensors on a device).
+[[nodiscard]] Count changed(const torch::Tensor& a, const torch::Tensor& b);
+
+/// is_spiking() where the tensor is (a device flag for a tensor on a device).
+[[nodiscard]] Flag spiking(const torch::Tensor& t);
+
+/// is_spiking() of each `t[i]` of a tensor of at least 2 dimensions, where it is: `(t.size(0))`
+/// booleans, without reading them back.
+[[nodiscard]] torch::Tensor spike_flags(const torch::Tensor& t);
 
 /// Number of positions where `(a - b) != 0` (the reference's count_nonzero(pre - post)); NaN
 /// differences count. Shapes must be equal.

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <neurobench/data/dataloader.hpp>
+#include <neurobench/device.hpp>
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/metrics/builtin.hpp>
@@ -207,11 +208,13 @@ void PeakMemory::reset() {
   since_process_start_ = !reset_peak_resident_memory();
   start_rss_ = resident_memory_bytes();
   footprint_ = -1;
+  device_ = c10::kCPU;
   largest_merged_ = nullptr;
 }
 
 void PeakMemory::update(const WorkloadInput& input) {
   if (footprint_ < 0) footprint_ = Footprint().compute(input.model, {}).get<int64_t>();
+  if (input.preds.defined()) device_ = input.preds.device();
 }
 
 // Sharded runs: each process has its own memory; the run reports the process with the largest
@@ -244,6 +247,11 @@ Json PeakMemory::own_value() const {
   out[keys::kGrowthBytes] = std::max<int64_t>(0, peak - start_rss_);
   out[keys::kFootprintBytes] = std::max<int64_t>(0, footprint_);
   if (since_process_start_) out[keys::kPeakSinceProcessStart] = 1;
+  // On a GPU, its caching allocator's peaks: the run resets them before the workload pass.
+  if (const std::optional<DeviceMemory> m = device_memory(device_)) {
+    out[keys::kDevicePeakAllocatedBytes] = m->peak_allocated;
+    out[keys::kDevicePeakReservedBytes] = m->peak_reserved;
+  }
   return out;
 }
 
@@ -314,7 +322,11 @@ MetricDescription PeakMemory::describe() {
       .with_key(keys::kGrowthBytes, "bytes", Better::Lower, "peak minus start")
       .with_key(keys::kFootprintBytes, "bytes", Better::Lower, "the model's footprint")
       .with_key(keys::kPeakSinceProcessStart, "", Better::None,
-                "1 when the peak could not be reset (since the process started)");
+                "1 when the peak could not be reset (since the process started)")
+      .with_key(keys::kDevicePeakAllocatedBytes, "bytes", Better::Lower,
+                "--device cuda: the most GPU memory held by tensors during the workload")
+      .with_key(keys::kDevicePeakReservedBytes, "bytes", Better::Lower,
+                "--device cuda: the most GPU memory the caching allocator reserved");
 }
 
 }  // namespace metrics

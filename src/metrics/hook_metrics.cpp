@@ -10,9 +10,54 @@
 namespace neurobench {
 
 int64_t ActivationCall::nonzeros() const {
-  if (nonzeros_cache < 0) nonzeros_cache = detail::count_nonzero(output);
+  if (nonzeros_cache < 0) {
+    nonzeros_cache = output.device().is_cpu() ? detail::count_nonzero(output)
+                                              : nonzero_count().item<int64_t>();
+  }
   return nonzeros_cache;
 }
+
+const torch::Tensor& ActivationCall::nonzero_count() const {
+  if (!nonzero_count_cache.defined()) {
+    nonzero_count_cache = output.device().is_cpu()
+                              ? torch::scalar_tensor(nonzeros(), torch::kLong)
+                              : detail::nonzeros(output).device;
+  }
+  return nonzero_count_cache;
+}
+
+namespace detail {
+namespace {
+
+// A call's non-zero outputs into a sum: on the CPU the number, counted once for every metric
+// that asks; on a device the output, counted with the others of the batch when the sum is read.
+void add_output_nonzeros(CountSum& sum, const ActivationCall& call) {
+  if (call.output.device().is_cpu()) {
+    sum.add(call.nonzeros());
+  } else {
+    sum.add_nonzeros(call.output);
+  }
+}
+
+// The elements of `mem` a call changed, times `times`, into a sum, as add_output_nonzeros().
+void add_mem_changes(CountSum& sum, const ActivationCall& call, int64_t times) {
+  if (call.mem_before == nullptr || call.mem_after == nullptr) {
+    throw MetricError(fmt::format("layer '{}' ({}): no membrane potential before and after the "
+                                  "call to compare",
+                                  call.layer, call.type_name));
+  }
+  const torch::Tensor& before = *call.mem_before;
+  const torch::Tensor& after = *call.mem_after;
+  if (before.device().is_cpu() && after.device().is_cpu()) {
+    if (call.mem_changed_cache < 0) call.mem_changed_cache = count_changed(before, after);
+    sum.add(call.mem_changed_cache * times);
+  } else {
+    sum.add_changes(before, after, times);
+  }
+}
+
+}  // namespace
+}  // namespace detail
 
 }  // namespace neurobench
 
@@ -34,17 +79,18 @@ void require_layer(const char* metric, const ActivationCall& call) {
 // spec: Workload metrics, ActivationSparsity (all activation layers and calls of the batch)
 void ActivationSparsity::begin_batch() {
   elements_ = 0;
-  nonzeros_ = 0;
+  nonzeros_.reset();
 }
 
 void ActivationSparsity::on_activation(const ActivationCall& call) {
   elements_ += call.output.numel();
-  nonzeros_ += call.nonzeros();
+  detail::add_output_nonzeros(nonzeros_, call);
 }
 
 Json ActivationSparsity::operator()(const WorkloadInput& /*input*/) {
   if (elements_ == 0) return 0.0;
-  return static_cast<double>(elements_ - nonzeros_) / static_cast<double>(elements_);
+  const int64_t nonzeros = nonzeros_.value();  // once per batch
+  return static_cast<double>(elements_ - nonzeros) / static_cast<double>(elements_);
 }
 
 // spec: Workload metrics, ActivationSparsityByLayer
@@ -60,17 +106,20 @@ void ActivationSparsityByLayer::on_activation(const ActivationCall& call) {
     it = layers_.emplace(std::string(call.layer), Counts{}).first;
   }
   it->second.elements += call.output.numel();
-  it->second.nonzeros += call.nonzeros();
+  detail::add_output_nonzeros(it->second.nonzeros, call);
 }
 
-void ActivationSparsityByLayer::update(const WorkloadInput& /*input*/) {}
+// What a device counted in the batch is read once per batch and layer, not at each call.
+void ActivationSparsityByLayer::update(const WorkloadInput& /*input*/) {
+  for (const auto& entry : layers_) (void)entry.second.nonzeros.value();
+}
 
 Json ActivationSparsityByLayer::compute() const {
   Json out = Json::object();
   for (const auto& name : order_) {
     const Counts& c = layers_.find(name)->second;
     out[name] = c.elements == 0 ? 0.0
-                                : static_cast<double>(c.elements - c.nonzeros) /
+                                : static_cast<double>(c.elements - c.nonzeros.value()) /
                                       static_cast<double>(c.elements);
   }
   return out;
@@ -81,7 +130,7 @@ Json ActivationSparsityByLayer::export_state() const {
   Json layers = Json::array();
   for (const auto& name : order_) {
     const Counts& c = layers_.find(name)->second;
-    layers.push_back(Json::array({name, c.elements, c.nonzeros}));
+    layers.push_back(Json::array({name, c.elements, c.nonzeros.value()}));
   }
   return Json{{"layers", std::move(layers)}};
 }
@@ -105,7 +154,7 @@ void ActivationSparsityByLayer::merge_state(const Json& state) {
       it = layers_.emplace(name, Counts{}).first;
     }
     it->second.elements += layer[1].get<int64_t>();
-    it->second.nonzeros += layer[2].get<int64_t>();
+    it->second.nonzeros.add(layer[2].get<int64_t>());
   }
 }
 
@@ -113,7 +162,7 @@ void ActivationSparsityByLayer::merge_state(const Json& state) {
 // `mem` after the call; later calls count the elements that changed.
 void MembraneUpdates::reset() {
   calls_in_batch_.clear();
-  updates_ = 0;
+  updates_.reset();
   samples_ = 0;
 }
 
@@ -124,29 +173,32 @@ void MembraneUpdates::on_activation(const ActivationCall& call) {
   require_layer("MembraneUpdates", call);
   int64_t& calls = find_or_add(calls_in_batch_, call.layer);
   if (calls == 0 || call.mem_before == nullptr) {
-    updates_ += call.mem_after->numel();
+    updates_.add(call.mem_after->numel());
   } else {
-    updates_ += detail::count_changed(*call.mem_before, *call.mem_after);
+    detail::add_mem_changes(updates_, call, 1);
   }
   ++calls;
 }
 
-void MembraneUpdates::update(const WorkloadInput& input) { samples_ += input.batch.size(); }
+void MembraneUpdates::update(const WorkloadInput& input) {
+  samples_ += input.batch.size();
+  (void)updates_.value();  // what a device counted in this batch, read once per batch
+}
 
 Json MembraneUpdates::compute() const {
   if (samples_ == 0) return 0.0;
-  return static_cast<double>(updates_) / static_cast<double>(samples_);
+  return static_cast<double>(updates_.value()) / static_cast<double>(samples_);
 }
 
 // Sharded runs: the counts; merging adds them.
 Json MembraneUpdates::export_state() const {
-  return Json{{"updates", updates_}, {"samples", samples_}};
+  return Json{{"updates", updates_.value()}, {"samples", samples_}};
 }
 
 void MembraneUpdates::merge_state(const Json& state) {
   const int64_t updates = state_integer(state, "updates", "MembraneUpdates");
   const int64_t samples = state_integer(state, "samples", "MembraneUpdates");
-  updates_ += updates;
+  updates_.add(updates);
   samples_ += samples;
 }
 
@@ -176,7 +228,7 @@ int neuron_update_cost(std::string_view type_name, std::string_view reset) {
 
 void NeuronOperations::reset() {
   layers_in_batch_.clear();
-  effective_ = 0;
+  effective_.reset();
   dense_ = 0;
   samples_ = 0;
 }
@@ -188,41 +240,44 @@ void NeuronOperations::on_activation(const ActivationCall& call) {
   require_layer("NeuronOperations", call);
   const int cost = neuron_update_cost(call.type_name, call.reset_mechanism);
   LayerBatch& layer = find_or_add(layers_in_batch_, call.layer);
-  int64_t updates = 0;
   if (layer.calls++ == 0) {
     layer.first_numel = call.mem_after->numel();
-    updates = layer.first_numel;
+    effective_.add(layer.first_numel * cost);
   } else if (call.mem_before == nullptr) {
-    updates = call.mem_after->numel();
+    effective_.add(call.mem_after->numel() * cost);
   } else {
-    updates = detail::count_changed(*call.mem_before, *call.mem_after);
+    detail::add_mem_changes(effective_, call, cost);
   }
-  effective_ += static_cast<double>(updates * cost);
   // dense: numel(post_0) * calls * cost, added call by call
   dense_ += static_cast<double>(layer.first_numel * cost);
 }
 
-void NeuronOperations::update(const WorkloadInput& input) { samples_ += input.batch.size(); }
+void NeuronOperations::update(const WorkloadInput& input) {
+  samples_ += input.batch.size();
+  (void)effective_.value();  // what a device counted in this batch, read once per batch
+}
 
 Json NeuronOperations::compute() const {
   Json out = Json::object();
   const double n = static_cast<double>(samples_);
-  out[keys::kEffectiveNeuronOps] = samples_ == 0 ? 0.0 : effective_ / n;
+  // A whole number of operations, exact in a double up to 2^53.
+  const auto effective = static_cast<double>(effective_.value());
+  out[keys::kEffectiveNeuronOps] = samples_ == 0 ? 0.0 : effective / n;
   out[keys::kNeuronDenseOps] = samples_ == 0 ? 0.0 : dense_ / n;
   return out;
 }
 
-// Sharded runs: the sums (whole numbers of operations, exact in a double up to 2^53) and the
-// samples; merging adds them.
+// Sharded runs: the sums (whole numbers of operations; the dense one exact in a double up to
+// 2^53) and the samples; merging adds them.
 Json NeuronOperations::export_state() const {
-  return Json{{"effective", effective_}, {"dense", dense_}, {"samples", samples_}};
+  return Json{{"effective", effective_.value()}, {"dense", dense_}, {"samples", samples_}};
 }
 
 void NeuronOperations::merge_state(const Json& state) {
-  const double effective = state_number(state, "effective", "NeuronOperations");
+  const int64_t effective = state_integer(state, "effective", "NeuronOperations");
   const double dense = state_number(state, "dense", "NeuronOperations");
   const int64_t samples = state_integer(state, "samples", "NeuronOperations");
-  effective_ += effective;
+  effective_.add(effective);
   dense_ += dense;
   samples_ += samples;
 }

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <neurobench/errors.hpp>
 #include <neurobench/metrics/builtin.hpp>
@@ -53,35 +54,65 @@ typename Map::mapped_type& find_or_add(Map& map, std::string_view key) {
   return it->second;
 }
 
+// One call's counts, where its input is: numbers for an input on the CPU; for an input on a
+// device, tensors there (read once per batch by update(), not at each call).
 struct Counts {
-  int64_t effective = 0;
-  int64_t dense = 0;
-  bool spiking = false;
+  detail::Count effective;
+  detail::Count dense;
+  detail::Flag spiking;  // spec: the input is spikes (every value -1, 0 or 1)
 };
 
-// Totals of several calls (the steps of a recurrent layer), each split by its own input.
-struct Tally {
-  int64_t macs = 0;
-  int64_t acs = 0;
-  int64_t dense = 0;
-  void add(const Counts& c) {
-    (c.spiking ? acs : macs) += c.effective;
-    dense += c.dense;
+// A count held in a 0-dim double tensor (a sum of whole numbers, exact below 2^53): read at
+// once on the CPU, left on its device as an int64 tensor elsewhere.
+detail::Count count_of(const torch::Tensor& sum) {
+  detail::Count c;
+  if (sum.device().is_cpu()) {
+    c.host = static_cast<int64_t>(sum.item<double>());
+  } else {
+    c.device = sum.to(torch::kLong);
   }
-};
+  return c;
+}
 
 }  // namespace
 
 struct SynapticOperations::State {
-  int64_t macs = 0;
-  int64_t acs = 0;
-  int64_t dense = 0;
+  CountSum effective;  // every call's; MACs are those of calls whose input is not spikes
+  CountSum acs;
+  CountSum dense;
   int64_t samples = 0;
 
-  // Linear: per input feature, the number of non-zero weights that read it.
+  // A call's effective count goes to ACs when its input is spikes, to MACs otherwise: kept as
+  // the total and the ACs (on a device, one masked count per call rather than two).
+  void add(const Counts& c) {
+    detail::add_count(effective, c.effective);
+    detail::add_count_if(acs, c.effective, c.spiking);
+    detail::add_count(dense, c.dense);
+  }
+  [[nodiscard]] int64_t macs() const { return effective.value() - acs.value(); }
+
+  // On a device, a Linear or convolution call's effective count is made at the end of the
+  // batch (count_kept()), with the layer's other calls: one set of operators per layer and input
+  // shape rather than per call, for a network run step by step. Each call's input is kept until
+  // then, as NeuroBench's hooks keep them; its dense count is made at once (from shapes).
+  struct Kept {
+    std::string op;          // the operator (a convolution's overload)
+    torch::Tensor counts;    // Linear: per input feature (in); conv: the counting kernel
+    detail::ConvolutionArgs conv;
+    int64_t spatial = 0;     // conv: spatial dimensions; 0 for Linear
+    std::vector<torch::Tensor> inputs;  // each call's: Linear (rows, in); conv as given
+  };
+  std::map<std::string, Kept, std::less<>> kept;  // by layer
+  int64_t kept_bytes = 0;
+  void keep(std::string_view layer, Kept what, const torch::Tensor& input);
+  void count_kept();
+
+  // Linear: per input feature, the number of non-zero weights that read it: as numbers for an
+  // input on the CPU, as an int64 tensor on the weight's device for an input on a device.
   struct LinearCache {
     WeightKey key;
     std::vector<int64_t> nonzero_per_input;
+    torch::Tensor nonzero_per_input_device;
   };
   std::map<std::string, LinearCache, std::less<>> linear;
 
@@ -97,7 +128,7 @@ struct SynapticOperations::State {
   Counts linear_counts(const ConnectionCall& call);
   Counts conv_counts(const ConnectionCall& call);
   Counts cell_counts(const ConnectionCall& call);
-  Tally layer_counts(const ConnectionCall& call);
+  void add_layer_counts(const ConnectionCall& call);
 };
 
 namespace {
@@ -137,26 +168,42 @@ Counts SynapticOperations::State::linear_counts(const ConnectionCall& call) {
   }
   auto& cache = find_or_add(linear, call.layer);
   const WeightKey key = key_of(w);
-  if (!(cache.key == key) || cache.nonzero_per_input.empty()) {
-    const torch::Tensor per_input = (w != 0).sum(0, false, torch::kLong).contiguous();
-    cache.nonzero_per_input.assign(per_input.data_ptr<int64_t>(),
-                                   per_input.data_ptr<int64_t>() + per_input.numel());
+  if (!(cache.key == key)) {
+    cache.nonzero_per_input.clear();
+    cache.nonzero_per_input_device = torch::Tensor();
     cache.key = key;
   }
   const int64_t in = w.size(1);
   const int64_t out = w.size(0);
   const int64_t rows = in == 0 ? 0 : x.numel() / in;
   Counts c;
-  c.dense = rows * in * out;
+  c.dense.host = rows * in * out;
+  if (!x.device().is_cpu()) {
+    // On the device: the binarised input times the per-input counts, at the end of the batch.
+    if (!cache.nonzero_per_input_device.defined()) {
+      cache.nonzero_per_input_device = (w != 0).sum(0, false, torch::kLong);
+    }
+    keep(call.layer, Kept{"aten::linear", cache.nonzero_per_input_device, {}, 0, {}},
+         x.reshape({rows, in}));
+    return c;  // the dense count now, the effective one kept
+  }
+  if (cache.nonzero_per_input.empty() && in > 0) {
+    const torch::Tensor per_input =
+        (w != 0).sum(0, false, torch::kLong).to(torch::kCPU).contiguous();
+    cache.nonzero_per_input.assign(per_input.data_ptr<int64_t>(),
+                                   per_input.data_ptr<int64_t>() + per_input.numel());
+  }
   const torch::Tensor xc = x.contiguous();
   const int64_t* per_input = cache.nonzero_per_input.data();
   if (xc.scalar_type() == torch::kFloat) {
-    c.effective = linear_effective(xc.data_ptr<float>(), rows, in, per_input, c.spiking);
+    c.effective.host = linear_effective(xc.data_ptr<float>(), rows, in, per_input, c.spiking.host);
   } else if (xc.scalar_type() == torch::kDouble) {
-    c.effective = linear_effective(xc.data_ptr<double>(), rows, in, per_input, c.spiking);
+    c.effective.host =
+        linear_effective(xc.data_ptr<double>(), rows, in, per_input, c.spiking.host);
   } else {
     const torch::Tensor xd = xc.to(torch::kDouble).contiguous();
-    c.effective = linear_effective(xd.data_ptr<double>(), rows, in, per_input, c.spiking);
+    c.effective.host =
+        linear_effective(xd.data_ptr<double>(), rows, in, per_input, c.spiking.host);
   }
   return c;
 }
@@ -165,10 +212,10 @@ namespace {
 
 // Runs `conv` of `input` with `kernel` (one output channel), honouring the layer's stride,
 // padding (numbers or 'same'/'valid'), dilation; groups are folded into the kernel.
-torch::Tensor counting_conv(const ConnectionCall& call, const detail::ConvolutionArgs& conv,
+torch::Tensor counting_conv(std::string_view op, const detail::ConvolutionArgs& conv,
                             const torch::Tensor& input, const torch::Tensor& kernel,
                             int64_t spatial) {
-  const bool full = call.op == "aten::_convolution";
+  const bool full = op == "aten::_convolution";
   const auto& stride = conv.stride;
   const auto& dilation = conv.dilation;
   if (!conv.padding_mode.empty()) {
@@ -224,11 +271,15 @@ Counts SynapticOperations::State::conv_counts(const ConnectionCall& call) {
   const int64_t in_channels = in_per_group * groups;
   const int64_t out_per_group = out_channels / groups;
 
+  // Each output element of the counting convolutions is a whole number. On the CPU they are
+  // computed in float32 (exact below 2^24); on a device in float64, which no TF32 mode rounds.
+  const torch::ScalarType count_type = x.device().is_cpu() ? torch::kFloat : torch::kDouble;
   auto& cache = find_or_add(conv, call.layer);
   const WeightKey key = key_of(w);
-  if (!(cache.key == key) || !cache.count_kernel.defined()) {
+  if (!(cache.key == key) || !cache.count_kernel.defined() ||
+      cache.count_kernel.scalar_type() != count_type) {
     // count_kernel[0, g*in_per_group + j, k] = #{oc in group g : w[oc, j, k] != 0}
-    const torch::Tensor nz = (w != 0).to(torch::kFloat);
+    const torch::Tensor nz = (w != 0).to(count_type);
     std::vector<int64_t> grouped_shape = {groups, out_per_group, in_per_group};
     for (int64_t d = 2; d < w.dim(); ++d) grouped_shape.push_back(w.size(d));
     torch::Tensor per_channel = nz.reshape(grouped_shape).sum(1);  // (groups, in_pg, k...)
@@ -240,25 +291,29 @@ Counts SynapticOperations::State::conv_counts(const ConnectionCall& call) {
   }
 
   Counts c;
-  c.spiking = detail::is_spiking(x);
-  const torch::Tensor binary = (x != 0).to(torch::kFloat);
-  // Each output element is an exact integer in float32 (far below 2^24); sum in double.
-  c.effective =
-      static_cast<int64_t>(counting_conv(call, conv_args, binary, cache.count_kernel, spatial)
-                               .sum(torch::kDouble)
-                               .item<double>());
+  if (x.device().is_cpu()) {
+    c.spiking = detail::spiking(x);
+    // Each output element is an exact integer (far below 2^24); sum in double.
+    const torch::Tensor binary = (x != 0).to(count_type);
+    c.effective = count_of(counting_conv(call.op, conv_args, binary, cache.count_kernel, spatial)
+                               .sum(torch::kDouble));
+  } else {  // at the end of the batch
+    keep(call.layer, Kept{std::string(call.op), cache.count_kernel, conv_args, spatial, {}}, x);
+  }
 
+  // The dense count depends on the shape alone: computed (and on a device, read back) once
+  // per shape.
   const std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
   auto found = cache.dense_by_shape.find(shape);
   if (found == cache.dense_by_shape.end()) {
     const torch::Tensor ones_kernel = torch::full_like(cache.count_kernel, out_per_group);
     const auto dense = static_cast<int64_t>(
-        counting_conv(call, conv_args, torch::ones_like(binary), ones_kernel, spatial)
+        counting_conv(call.op, conv_args, torch::ones_like(x, count_type), ones_kernel, spatial)
             .sum(torch::kDouble)
             .item<double>());
     found = cache.dense_by_shape.emplace(shape, dense).first;
   }
-  c.dense = found->second;
+  c.dense.host = found->second;
   return c;
 }
 
@@ -290,8 +345,8 @@ CellOperands cell_operands(const torch::Tensor& w_ih, const torch::Tensor& w_hh,
     w.bias_ih = as_counted(b_ih).reshape({-1, 1});
     w.bias_hh = as_counted(b_hh).reshape({-1, 1});
   } else {
-    w.bias_ih = torch::zeros({w_ih.size(0), 1}, torch::kDouble);
-    w.bias_hh = torch::zeros({w_ih.size(0), 1}, torch::kDouble);
+    w.bias_ih = torch::zeros({w_ih.size(0), 1}, w_ih.options().dtype(torch::kDouble));
+    w.bias_hh = torch::zeros({w_ih.size(0), 1}, w_ih.options().dtype(torch::kDouble));
   }
   w.hidden = w_hh.size(1);
   return w;
@@ -300,9 +355,10 @@ CellOperands cell_operands(const torch::Tensor& w_ih, const torch::Tensor& w_hh,
 // The reference's count for one call of a recurrent cell (gates binarised, element-wise products
 // counted where their operands are non-zero), followed literally so the numbers agree:
 // docs/metrics.md lists where it departs from a plain operation count. `w` must be the operands
-// for the same `total`.
-int64_t cell_count(const std::string_view op, const torch::Tensor& x, const torch::Tensor& h,
-                   const torch::Tensor& c, const CellOperands& w, bool total) {
+// for the same `total`. The count is a 0-dim double tensor where the input is (count_of()).
+torch::Tensor cell_count(const std::string_view op, const torch::Tensor& x,
+                         const torch::Tensor& h, const torch::Tensor& c, const CellOperands& w,
+                         bool total) {
   // Inputs: the input and (RNN, GRU) the hidden state become ones in the dense count; an LSTM's
   // (h, c) pair is only binarised (the reference's nested-tuple handling).
   const bool lstm = op == "aten::lstm_cell";
@@ -314,8 +370,7 @@ int64_t cell_count(const std::string_view op, const torch::Tensor& x, const torc
 
   const torch::Tensor out_ih = w.w_ih.matmul(x2.t());  // (G*h, B)
   const torch::Tensor out_hh = w.w_hh.matmul(h2.t());
-  double count = 0;
-  if (!lstm && !gru) return static_cast<int64_t>((out_ih + out_hh).sum().item<double>());
+  if (!lstm && !gru) return (out_ih + out_hh).sum();
 
   const torch::Tensor& bias_ih = w.bias_ih;
   const torch::Tensor& bias_hh = w.bias_hh;
@@ -324,20 +379,19 @@ int64_t cell_count(const std::string_view op, const torch::Tensor& x, const torc
 
   if (lstm) {
     torch::Tensor out = out_ih + out_hh;
-    count += out.sum().item<double>();  // gate products, no bias
+    torch::Tensor count = out.sum();  // gate products, no bias
     out = nonzero_flags(out + bias_ih + bias_hh).reshape({4, hidden, batch});
     const torch::Tensor i = out[0], f = out[1], g = out[2], o = out[3];
     const torch::Tensor cb = c.dim() == 1 ? binarised(c).unsqueeze(0) : binarised(c);
     torch::Tensor c1 = f * cb.t() + i * g;  // f*c and i*g
-    count += c1.sum().item<double>();
+    count = count + c1.sum();
     c1 = nonzero_flags(c1);
-    count += nonzero_flags(o * c1).sum().item<double>();  // o * tanh(c)
-    return static_cast<int64_t>(count);
+    return count + nonzero_flags(o * c1).sum();  // o * tanh(c)
   }
 
   // GRU, as the reference computes it.
   torch::Tensor rzn = out_ih + out_hh;
-  count += rzn.sum().item<double>();
+  torch::Tensor count = rzn.sum();
   rzn = (rzn + bias_ih + bias_hh).reshape({3, hidden, batch});
   const torch::Tensor hh = out_hh.reshape({3, hidden, batch});
   const torch::Tensor bhh = bias_hh.reshape({3, hidden, 1});
@@ -345,15 +399,14 @@ int64_t cell_count(const std::string_view op, const torch::Tensor& x, const torc
   const torch::Tensor z_raw = rzn[1];
   const torch::Tensor nh = nonzero_flags(hh[2] + bhh[2]);
   const torch::Tensor t = nonzero_flags(r * nh);
-  count += t.sum().item<double>();  // r * (W_hn h + b_hn)
+  count = count + t.sum();  // r * (W_hn h + b_hn)
   // The reference adds the single element bias_ih[2] (a row of the (3h, 1) column) here.
   const torch::Tensor n = nonzero_flags(hh[2] + bias_ih[2] + t);
   const torch::Tensor z_a = nonzero_flags(1 - z_raw);
   const torch::Tensor z = nonzero_flags(z_raw);
   const torch::Tensor t1 = nonzero_flags(z_a * n);
   const torch::Tensor t2 = nonzero_flags(z * h2.t());
-  count += (t1 + t2).sum().item<double>();  // (1 - z) * n and z * h
-  return static_cast<int64_t>(count);
+  return count + (t1 + t2).sum();  // (1 - z) * n and z * h
 }
 
 }  // namespace
@@ -380,10 +433,11 @@ Counts SynapticOperations::State::cell_counts(const ConnectionCall& call) {
   const torch::Tensor b_ih = optional_tensor_arg(call, 4);
   const torch::Tensor b_hh = optional_tensor_arg(call, 5);
   Counts counts;
-  counts.spiking = detail::is_spiking(x);  // spec: for a cell, its first input decides
+  counts.spiking = detail::spiking(x);  // spec: for a cell, its first input decides
   counts.effective =
-      cell_count(call.op, x, h, c, cell_operands(w_ih, w_hh, b_ih, b_hh, false), false);
-  counts.dense = cell_count(call.op, x, h, c, cell_operands(w_ih, w_hh, b_ih, b_hh, true), true);
+      count_of(cell_count(call.op, x, h, c, cell_operands(w_ih, w_hh, b_ih, b_hh, false), false));
+  counts.dense =
+      count_of(cell_count(call.op, x, h, c, cell_operands(w_ih, w_hh, b_ih, b_hh, true), true));
   return counts;
 }
 
@@ -425,7 +479,7 @@ std::pair<torch::Tensor, torch::Tensor> cell_step(std::string_view cell_op, cons
 // spec: Beyond the reference: RNN/LSTM/GRU layers are counted (docs/recurrent-layers.md). The
 // layer is unrolled into the cell calls it is equivalent to; each step is counted as that cell
 // call would be, with the state that really enters the step.
-Tally SynapticOperations::State::layer_counts(const ConnectionCall& call) {
+void SynapticOperations::State::add_layer_counts(const ConnectionCall& call) {
   const auto error = [&call](const std::string& what) {
     return MetricError(fmt::format("SynapticOperations: layer '{}' ({}, {}): {}", call.layer,
                                    call.type_name, call.op, what));
@@ -485,12 +539,11 @@ Tally SynapticOperations::State::layer_counts(const ConnectionCall& call) {
   if (lstm) check_state(c0, "c0");
 
   const std::size_t steps = batch_sizes.size();
-  if (steps == 0 || batch == 0) return {};
+  if (steps == 0 || batch == 0) return;
   std::vector<int64_t> offsets(steps, 0);
   for (std::size_t t = 1; t < steps; ++t) offsets[t] = offsets[t - 1] + batch_sizes[t - 1];
 
   c10::InferenceMode guard;
-  Tally tally;
   torch::Tensor layer_in = rows;
   for (int64_t l = 0; l < num_layers; ++l) {
     std::vector<torch::Tensor> direction_out;
@@ -527,10 +580,10 @@ Tally SynapticOperations::State::layer_counts(const ConnectionCall& call) {
         const torch::Tensor h_in = active == batch ? h : h.narrow(0, 0, active);
         const torch::Tensor c_in = !lstm || active == batch ? c : c.narrow(0, 0, active);
         Counts counts;
-        counts.spiking = detail::is_spiking(x);  // spec: for a cell, its first input decides
-        counts.effective = cell_count(cell_op, x, h_in, c_in, effective, false);
-        counts.dense = cell_count(cell_op, x, h_in, c_in, dense, true);
-        tally.add(counts);
+        counts.spiking = detail::spiking(x);  // spec: for a cell, its first input decides
+        counts.effective = count_of(cell_count(cell_op, x, h_in, c_in, effective, false));
+        counts.dense = count_of(cell_count(cell_op, x, h_in, c_in, dense, true));
+        add(counts);
 
         auto [h_out, c_out] = cell_step(cell_op, x, h_in, c_in, w);
         out[t] = h_out;
@@ -545,7 +598,56 @@ Tally SynapticOperations::State::layer_counts(const ConnectionCall& call) {
       layer_in = dirs == 1 ? direction_out.front() : torch::cat(direction_out, 1);
     }
   }
-  return tally;
+}
+
+void SynapticOperations::State::keep(std::string_view layer, Kept what,
+                                     const torch::Tensor& input) {
+  auto it = kept.find(layer);
+  if (it == kept.end()) it = kept.emplace(std::string(layer), std::move(what)).first;
+  it->second.inputs.push_back(input);
+  kept_bytes += input.numel() * static_cast<int64_t>(input.element_size());
+  if (kept_bytes > CountSum::kMaxKeptBytes) count_kept();  // memory stays bounded
+}
+
+// spec: Synaptic operations, Linear and Conv, as linear_counts() and conv_counts() count one
+// call: here all the calls of a layer with inputs of one shape at once, stacked along a first
+// dimension `calls`; each call still goes to ACs or MACs by its own input.
+void SynapticOperations::State::count_kept() {
+  std::vector<torch::Tensor> per_calls;  // every call's effective count, layer by layer
+  std::vector<torch::Tensor> spikes;     // and whether its input was spikes
+  for (auto& [layer, k] : kept) {
+    std::map<std::vector<int64_t>, std::vector<torch::Tensor>> by_shape;
+    for (const auto& x : k.inputs) by_shape[x.sizes().vec()].push_back(x);
+    for (const auto& [shape, inputs] : by_shape) {
+      const auto calls = static_cast<int64_t>(inputs.size());
+      // (calls, ...): one call is a view of its input, more are joined (one copy).
+      const torch::Tensor stacked =
+          inputs.size() == 1 ? inputs.front().unsqueeze(0) : torch::stack(inputs);
+      torch::Tensor per_call;                              // (calls): effective counts
+      if (k.spatial == 0) {
+        per_call = (stacked.ne(0) * k.counts).sum({1, 2}, false, torch::kLong);
+      } else {
+        // Batched inputs go through one convolution as one batch, unbatched as a batch of them.
+        const bool batched = stacked.dim() == k.spatial + 3;
+        const torch::Tensor input = batched ? stacked.flatten(0, 1) : stacked;
+        const torch::Tensor binary = input.ne(0).to(k.counts.scalar_type());
+        per_call = counting_conv(k.op, k.conv, binary, k.counts, k.spatial)
+                       .reshape({calls, -1})
+                       .sum(1, false, torch::kDouble)
+                       .to(torch::kLong);
+      }
+      per_calls.push_back(per_call);
+      spikes.push_back(detail::spike_flags(stacked));
+    }
+  }
+  kept.clear();
+  kept_bytes = 0;
+  if (per_calls.empty()) return;
+  // Every layer's calls at once: the total, and the calls whose input was spikes.
+  const torch::Tensor all = per_calls.size() == 1 ? per_calls.front() : torch::cat(per_calls);
+  const torch::Tensor all_spikes = spikes.size() == 1 ? spikes.front() : torch::cat(spikes);
+  effective.add(all.sum());
+  acs.add((all * all_spikes).sum());
 }
 
 SynapticOperations::SynapticOperations() : state_(std::make_unique<State>()) {}
@@ -554,49 +656,50 @@ SynapticOperations::~SynapticOperations() = default;
 void SynapticOperations::reset() { *state_ = State{}; }
 
 void SynapticOperations::on_connection(const ConnectionCall& call) {
-  Tally tally;
   const std::string_view op = call.op;
   if (op == "aten::linear") {
-    tally.add(state_->linear_counts(call));
+    state_->add(state_->linear_counts(call));
   } else if (op == "aten::conv1d" || op == "aten::conv2d" || op == "aten::conv3d" ||
              op == "aten::_convolution") {
-    tally.add(state_->conv_counts(call));
+    state_->add(state_->conv_counts(call));
   } else if (op == "aten::rnn_tanh_cell" || op == "aten::rnn_relu_cell" ||
              op == "aten::lstm_cell" || op == "aten::gru_cell") {
-    tally.add(state_->cell_counts(call));
+    state_->add(state_->cell_counts(call));
   } else if (op == "aten::lstm" || op == "aten::gru" || op == "aten::rnn_tanh" ||
              op == "aten::rnn_relu") {
-    tally = state_->layer_counts(call);
+    state_->add_layer_counts(call);
   } else {
     throw MetricError(
         fmt::format("SynapticOperations: layer '{}' ({}): operator {} is not "
                     "counted",
                     call.layer, call.type_name, op));
   }
-  state_->macs += tally.macs;
-  state_->acs += tally.acs;
-  state_->dense += tally.dense;
 }
 
 void SynapticOperations::update(const WorkloadInput& input) {
   state_->samples += input.batch.size();
+  state_->count_kept();
+  // What a device counted in this batch, read once per batch.
+  (void)state_->effective.value();
+  (void)state_->acs.value();
+  (void)state_->dense.value();
 }
 
 Json SynapticOperations::compute() const {
   Json out = Json::object();
   const double n = static_cast<double>(state_->samples);
   const bool none = state_->samples == 0;
-  out[keys::kEffectiveMACs] = none ? 0.0 : static_cast<double>(state_->macs) / n;
-  out[keys::kEffectiveACs] = none ? 0.0 : static_cast<double>(state_->acs) / n;
-  out[keys::kDense] = none ? 0.0 : static_cast<double>(state_->dense) / n;
+  out[keys::kEffectiveMACs] = none ? 0.0 : static_cast<double>(state_->macs()) / n;
+  out[keys::kEffectiveACs] = none ? 0.0 : static_cast<double>(state_->acs.value()) / n;
+  out[keys::kDense] = none ? 0.0 : static_cast<double>(state_->dense.value()) / n;
   return out;
 }
 
 // Sharded runs: the counts (the weight caches are this process's own); merging adds them.
 Json SynapticOperations::export_state() const {
-  return Json{{"macs", state_->macs},
-              {"acs", state_->acs},
-              {"dense", state_->dense},
+  return Json{{"macs", state_->macs()},
+              {"acs", state_->acs.value()},
+              {"dense", state_->dense.value()},
               {"samples", state_->samples}};
 }
 
@@ -605,9 +708,9 @@ void SynapticOperations::merge_state(const Json& state) {
   const int64_t acs = state_integer(state, "acs", "SynapticOperations");
   const int64_t dense = state_integer(state, "dense", "SynapticOperations");
   const int64_t samples = state_integer(state, "samples", "SynapticOperations");
-  state_->macs += macs;
-  state_->acs += acs;
-  state_->dense += dense;
+  state_->effective.add(macs + acs);
+  state_->acs.add(acs);
+  state_->dense.add(dense);
   state_->samples += samples;
 }
 

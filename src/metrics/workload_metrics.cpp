@@ -77,8 +77,10 @@ void R2::update(const WorkloadInput& in) {
     throw InputError(fmt::format("R2: needs 2-column targets (samples, 2), got shape {}",
                                  shape_string(in.batch.targets)));
   }
-  preds_.push_back(in.preds);
-  targets_.push_back(in.batch.targets);
+  // Kept on the CPU: the formula at the end runs there, on the same tensors whatever the
+  // device (one copy per batch, no read per value).
+  preds_.push_back(in.preds.to(torch::kCPU));
+  targets_.push_back(in.batch.targets.to(torch::kCPU));
 }
 
 Json R2::compute() const {

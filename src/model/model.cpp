@@ -38,4 +38,11 @@ HookHandle NeuroBenchModel::register_operator_hook(const OperatorSelector&, Oper
 }
 void NeuroBenchModel::remove_hook(HookHandle) {}
 
+void NeuroBenchModel::to(const c10::Device& device) {
+  if (device.is_cpu()) return;
+  throw UsageError(fmt::format(
+      "{}: this model cannot be moved to {} (its class does not override NeuroBenchModel::to)",
+      describe(), device.str()));
+}
+
 }  // namespace neurobench

@@ -186,7 +186,7 @@ class MemoryBuffer final : public std::streambuf {
 
 }  // namespace
 
-CheckedModule load_checked_module(const std::filesystem::path& path) {
+CheckedModule load_checked_module(const std::filesystem::path& path, const c10::Device& device) {
   const std::string where = path.string();
   auto bytes = std::make_shared<const std::string>(read_whole_file(path));
   CheckedModule out;
@@ -197,7 +197,7 @@ CheckedModule load_checked_module(const std::filesystem::path& path) {
       // or say what it is; there are no records to check.
       MemoryBuffer buffer(*bytes);
       std::istream in(&buffer);
-      out.module = torch::jit::load(in, c10::Device(c10::kCPU));
+      out.module = torch::jit::load(in, device);
       return out;
     }
     check_entries(*bytes, where);
@@ -209,6 +209,12 @@ CheckedModule load_checked_module(const std::filesystem::path& path) {
           return reader->record_at(data, nbytes);
         },
         where);
+    if (!device.is_cpu()) {
+      // The bytes checked above, onto the device: their tensors lie within their records.
+      MemoryBuffer buffer(*bytes);
+      std::istream in(&buffer);
+      out.module = torch::jit::load(in, device);
+    }
   } catch (const c10::Error& e) {
     throw InputError(
         fmt::format("{}: not a TorchScript model ({})", where, e.what_without_backtrace()));

@@ -25,6 +25,10 @@ struct CheckedModule {
 /// stored). Then loads the module from those bytes with torch::jit::load, and checks every tensor
 /// the module holds against its storage and every storage against the record it was read from
 /// (module_tensors.hpp). Throws InputError naming the file, and the entry or tensor at fault.
-[[nodiscard]] CheckedModule load_checked_module(const std::filesystem::path& path);
+/// With a `device` other than the CPU, the module checked on the CPU is then loaded again from
+/// the same bytes onto the device (torch.jit.load's map_location), so that every tensor it holds,
+/// graph constants included, is there.
+[[nodiscard]] CheckedModule load_checked_module(const std::filesystem::path& path,
+                                                const c10::Device& device = c10::kCPU);
 
 }  // namespace neurobench::detail

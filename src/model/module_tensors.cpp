@@ -30,10 +30,14 @@ std::string dict_key(const c10::IValue& key) {
   return "?";
 }
 
-/// The tensor constants of every graph function in the module's compilation unit.
-void add_graph_constants(const torch::jit::Module& module, std::vector<NamedTensor>& out) {
+std::string strides_string(const at::Tensor& tensor) { return shape_string(tensor.strides()); }
+
+}  // namespace
+
+std::vector<NamedTensor> graph_tensor_constants(const torch::jit::Module& module) {
+  std::vector<NamedTensor> out;
   const auto unit = module._ivalue()->compilation_unit();
-  if (!unit) return;
+  if (!unit) return out;
   for (torch::jit::Function* function : unit->get_functions()) {
     auto* graph_function = torch::jit::tryToGraphFunction(*function);
     if (graph_function == nullptr) continue;
@@ -52,11 +56,8 @@ void add_graph_constants(const torch::jit::Module& module, std::vector<NamedTens
       }
     }
   }
+  return out;
 }
-
-std::string strides_string(const at::Tensor& tensor) { return shape_string(tensor.strides()); }
-
-}  // namespace
 
 std::vector<NamedTensor> reachable_tensors(const torch::jit::Module& module) {
   struct Item {
@@ -104,7 +105,8 @@ std::vector<NamedTensor> reachable_tensors(const torch::jit::Module& module) {
     // Walked in declaration order: the first child is on top of the stack.
     for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(std::move(*it));
   }
-  add_graph_constants(module, out);
+  const std::vector<NamedTensor> constants = graph_tensor_constants(module);
+  out.insert(out.end(), constants.begin(), constants.end());
   return out;
 }
 

@@ -26,6 +26,10 @@ namespace neurobench::detail {
 /// graph (`constant 0 of Net.forward`). Objects reached twice are walked once.
 [[nodiscard]] std::vector<NamedTensor> reachable_tensors(const torch::jit::Module& module);
 
+/// The tensor constants of every method's graph in the module's compilation unit (`constant 0
+/// of Net.forward`): what freezing and tracing fold into graphs.
+[[nodiscard]] std::vector<NamedTensor> graph_tensor_constants(const torch::jit::Module& module);
+
 /// Where a storage's memory was read from: a record of `bytes` bytes at `offset` in the file.
 struct RecordRead {
   std::uint64_t offset = 0;

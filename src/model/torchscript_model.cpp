@@ -11,14 +11,18 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <neurobench/device.hpp>
 #include <neurobench/errors.hpp>
 
 #include "io/input_file.hpp"
 #include "model/instrumentation.hpp"
 #include "model/model_file.hpp"
+#include "model/module_device.hpp"
+#include "model/module_tensors.hpp"
 #include "model/neuron_state.hpp"
 
 #include "util/text.hpp"
@@ -77,6 +81,7 @@ struct TorchScriptModel::Impl {
   std::uint64_t next_id = 1;
   std::unique_ptr<Instrumentation> instrumentation;  // null when there are no hooks
   bool dirty = false;
+  c10::Device device = c10::kCPU;  // where the module's tensors are
 
   // The module to run: the original without hooks, else the instrumented clone. A clone is
   // kept while the hooks' plan (kinds and selectors) stays the same, so that removing hooks and
@@ -153,6 +158,36 @@ struct TorchScriptModel::Impl {
   std::size_t state_batches_watched = 0;
   bool state_changed = false;
   std::optional<std::vector<std::string>> static_state_warnings;  // computed once
+
+  // Moves the module's tensors to `target` (TorchScriptModel::to()).
+  void move_to(const c10::Device& target) {
+    if (detail::graph_tensor_constants(module).empty()) {
+      detail::move_module_tensors(module, target);
+    } else if (file && sha256 && (target.is_cuda() || target.is_cpu())) {
+      // Constants live in the graphs, which may have run already: load the file again there.
+      detail::CheckedModule loaded = detail::load_checked_module(*file, target);
+      if (loaded.sha256 != *sha256) {
+        throw InputError(fmt::format(
+            "{}: the file changed since the model was loaded (SHA-256 {} then, {} now), so it "
+            "cannot be loaded again onto {}",
+            file->string(), *sha256, loaded.sha256, device_text(target)));
+      }
+      module = std::move(loaded.module);
+      module.eval();
+    } else {
+      throw UsageError(fmt::format(
+          "{}: its graphs hold tensor constants (a frozen or traced model), which cannot be "
+          "moved to {}: load it onto the device with TorchScriptOptions::device",
+          description, device_text(target)));
+    }
+    device = target;
+    options.device = target;  // load_again() loads onto the same device
+    // The instrumented clone holds the tensors as they were: made again on the next forward.
+    instrumentation.reset();
+    dirty = true;
+    neurons_of.reset();
+    neurons.clear();
+  }
 
   std::vector<detail::Neuron>& neurons_in(const torch::jit::Module& m) {
     if (!neurons_of || neurons_of->_ivalue().get() != m._ivalue().get()) {
@@ -290,13 +325,20 @@ struct TorchScriptModel::Impl {
 TorchScriptModel::TorchScriptModel(const std::filesystem::path& path, TorchScriptOptions options)
     : impl_(std::make_unique<Impl>()) {
   (void)detail::check_regular_input(path, "model file");
-  detail::CheckedModule loaded = detail::load_checked_module(path);
+  const c10::Device target = resolved_device(options.device);
+  check_device(target);
+  // torch::jit::load maps onto the CPU and CUDA; the lazy device is reached by moving.
+  const c10::Device load_onto = target.is_cuda() ? target : c10::Device(c10::kCPU);
+  detail::CheckedModule loaded = detail::load_checked_module(path, load_onto);
   impl_->module = std::move(loaded.module);
   impl_->sha256 = std::move(loaded.sha256);
   impl_->module.eval();
   impl_->options = options;
+  impl_->options.device = load_onto;
+  impl_->device = load_onto;
   impl_->description = path.string();
   impl_->file = path;
+  to(target);
 }
 
 TorchScriptModel::TorchScriptModel(torch::jit::Module module, TorchScriptOptions options,
@@ -306,6 +348,20 @@ TorchScriptModel::TorchScriptModel(torch::jit::Module module, TorchScriptOptions
   impl_->module.eval();
   impl_->options = options;
   impl_->description = std::move(description);
+  // Where the module is as given: where its first parameter (or buffer) is.
+  impl_->device = c10::kCPU;
+  for (const at::Tensor& t : impl_->module.parameters()) {
+    impl_->device = t.device();
+    break;
+  }
+  if (impl_->module.parameters().size() == 0) {
+    for (const at::Tensor& t : impl_->module.buffers()) {
+      impl_->device = t.device();
+      break;
+    }
+  }
+  impl_->options.device = impl_->device;
+  if (!options.device.is_cpu()) to(options.device);
 }
 
 TorchScriptModel::~TorchScriptModel() = default;
@@ -332,6 +388,15 @@ std::unique_ptr<NeuroBenchModel> TorchScriptModel::load_again() const {
   if (!impl_->file) return nullptr;
   return std::make_unique<TorchScriptModel>(*impl_->file, impl_->options);
 }
+
+void TorchScriptModel::to(const c10::Device& device) {
+  const c10::Device target = resolved_device(device);
+  if (target == impl_->device) return;
+  check_device(target);  // UsageError when it is not there; starts the lazy device's backend
+  impl_->move_to(target);
+}
+
+c10::Device TorchScriptModel::device() const { return impl_->device; }
 
 HookHandle TorchScriptModel::register_forward_pre_hook(const ModuleSelector& where,
                                                        ModuleHook hook) {

@@ -9,6 +9,7 @@
 #include <neurobench/registry.hpp>
 
 #include "processors/encoder_input.hpp"
+#include "processors/via_cpu.hpp"
 
 namespace neurobench::processors {
 
@@ -50,6 +51,10 @@ PluginDescription DeltaEncoder::describe() {
 }
 
 Batch DeltaEncoder::operator()(const Batch& batch) {
+  // On a device: computed on the CPU, handed back on the device (via_cpu.hpp).
+  if (batch.data.defined() && !batch.data.device().is_cpu()) {
+    return neurobench::detail::via_cpu(batch, [this](const Batch& b) { return (*this)(b); });
+  }
   const torch::Tensor x = detail::encoder_input(
       batch.data, kWho, 2, "(batch, timesteps, features...)", detail::Infinities::Refused);
   Batch out = batch;

@@ -54,6 +54,9 @@ torch::Tensor delta_modulate(const torch::Tensor& x, double threshold, int64_t d
     throw UsageError(
         fmt::format("{}: threshold is {}; expected a finite number above 0", kWho, threshold));
   }
+  if (x.defined() && !x.device().is_cpu()) {  // computed on the CPU, given back where x is
+    return delta_modulate(x.to(torch::kCPU), threshold, dim).to(x.device());
+  }
   const torch::Tensor in = detail::encoder_input(
       x, kWho, 1, "a tensor with a dimension to run along", detail::Infinities::Refused);
   const int64_t n = in.dim();

@@ -13,6 +13,7 @@
 #include <neurobench/registry.hpp>
 
 #include "processors/encoder_input.hpp"
+#include "processors/via_cpu.hpp"
 #include "util/text.hpp"
 
 namespace neurobench::processors {
@@ -108,6 +109,10 @@ PluginDescription LatencyEncoder::describe() {
 }
 
 Batch LatencyEncoder::operator()(const Batch& batch) {
+  // On a device: computed on the CPU, handed back on the device (via_cpu.hpp).
+  if (batch.data.defined() && !batch.data.device().is_cpu()) {
+    return neurobench::detail::via_cpu(batch, [this](const Batch& b) { return (*this)(b); });
+  }
   const LatencyEncoderOptions& o = options_;
   // Infinities are allowed here so that the range check below names them.
   const torch::Tensor x = detail::encoder_input(batch.data, kWho, 1, "(batch, features...)",

@@ -8,6 +8,7 @@
 #include <neurobench/errors.hpp>
 
 #include "processors/audio_options.hpp"
+#include "processors/via_cpu.hpp"
 #include "util/text.hpp"
 
 namespace neurobench::processors {
@@ -70,6 +71,10 @@ MFCCPreProcessor::MFCCPreProcessor() : MFCCPreProcessor(Json::object()) {}
 MFCCPreProcessor::MFCCPreProcessor(const Json& options) : mfcc_(mfcc_options(options)) {}
 
 Batch MFCCPreProcessor::operator()(const Batch& batch) {
+  // On a device: computed on the CPU, handed back on the device (via_cpu.hpp).
+  if (batch.data.defined() && !batch.data.device().is_cpu()) {
+    return neurobench::detail::via_cpu(batch, [this](const Batch& b) { return (*this)(b); });
+  }
   const torch::Tensor& data = batch.data;
   torch::Tensor waveform;
   if (data.defined() && data.dim() == 3) {

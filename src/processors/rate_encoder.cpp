@@ -12,6 +12,7 @@
 #include <neurobench/registry.hpp>
 
 #include "processors/encoder_input.hpp"
+#include "processors/via_cpu.hpp"
 #include "util/text.hpp"
 
 namespace neurobench::processors {
@@ -68,6 +69,10 @@ PluginDescription RateEncoder::describe() {
 }
 
 Batch RateEncoder::operator()(const Batch& batch) {
+  // On a device: computed on the CPU, handed back on the device (via_cpu.hpp).
+  if (batch.data.defined() && !batch.data.device().is_cpu()) {
+    return neurobench::detail::via_cpu(batch, [this](const Batch& b) { return (*this)(b); });
+  }
   const torch::Tensor x = detail::encoder_input(batch.data, kWho, 1, "(batch, features...)",
                                                 detail::Infinities::Allowed);
   Batch out = batch;

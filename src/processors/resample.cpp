@@ -8,6 +8,7 @@
 #include <neurobench/errors.hpp>
 
 #include "processors/audio_options.hpp"
+#include "processors/via_cpu.hpp"
 #include "util/text.hpp"
 
 namespace neurobench::processors {
@@ -64,6 +65,10 @@ Resample::Resample() : Resample(Json::object()) {}
 Resample::Resample(const Json& options) : resampler_(resample_options(options)) {}
 
 Batch Resample::operator()(const Batch& batch) {
+  // On a device: computed on the CPU, handed back on the device (via_cpu.hpp).
+  if (batch.data.defined() && !batch.data.device().is_cpu()) {
+    return neurobench::detail::via_cpu(batch, [this](const Batch& b) { return (*this)(b); });
+  }
   const torch::Tensor& data = batch.data;
   if (!data.defined() || data.dim() != 3) {
     throw InputError(fmt::format(

@@ -12,6 +12,7 @@
 #include <neurobench/errors.hpp>
 
 #include "processors/audio_options.hpp"
+#include "processors/via_cpu.hpp"
 #include "util/text.hpp"
 
 namespace neurobench::processors {
@@ -75,6 +76,10 @@ S2SPreProcessor::S2SPreProcessor(const Json& options) : mel_(mel_options(complet
 }
 
 Batch S2SPreProcessor::operator()(const Batch& batch) {
+  // On a device: computed on the CPU, handed back on the device (via_cpu.hpp).
+  if (batch.data.defined() && !batch.data.device().is_cpu()) {
+    return neurobench::detail::via_cpu(batch, [this](const Batch& b) { return (*this)(b); });
+  }
   const torch::Tensor& data = batch.data;
   torch::Tensor clips;
   if (data.defined() && data.dim() == 3 && data.size(2) == 1) {

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <neurobench/errors.hpp>
 #include <neurobench/reporters/format.hpp>
@@ -172,9 +173,11 @@ std::vector<EnvironmentRow> environment_rows(const std::vector<RunResults>& runs
       {"batch_size", "Batch size", false, run("batch_size")},
       {"stepwise", "Step-wise", false, run("stepwise")},
       {"cpu", "CPU", true, env("cpu")},
+      {"device", "Device", false, [&runs](std::size_t r) { return detail::device_text(runs[r]); }},
       {"cores", "Cores", false, env("cores")},
       {"threads", "Threads", true, env("threads")},
       {"libtorch", "LibTorch", true, env("libtorch")},
+      {"libtorch_build", "LibTorch build", false, env("libtorch_build")},
       {"blas", "BLAS", false, env("blas")},
       {"build_type", "Build type", false, env("build_type")},
       {"compiler", "Compiler", false, env("compiler")},

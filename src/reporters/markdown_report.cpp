@@ -5,6 +5,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <neurobench/errors.hpp>
 #include <neurobench/reporters/format.hpp>
@@ -99,6 +100,10 @@ std::string environment_line(const RunResults& run, const detail::TimingBasis& t
   if (auto cpu = env_field(run, "cpu"); !cpu.empty()) parts.push_back(cpu);
   if (auto threads = env_field(run, "threads"); !threads.empty()) {
     parts.push_back(threads + (threads == "1" ? " thread" : " threads"));
+  }
+  // A run off the CPU says where; a CPU run (or an older file) keeps the line as it was.
+  if (auto device = detail::device_text(run); !device.empty() && device != "cpu") {
+    parts.push_back(device);
   }
   if (auto lt = env_field(run, "libtorch"); !lt.empty()) parts.push_back("LibTorch " + lt);
   if (auto commit = detail::commit_text(run); !commit.empty()) parts.push_back("commit " + commit);

@@ -92,12 +92,28 @@ Json to_json(const Environment& e) {
   out["cores"] = e.cores;
   out["threads"] = e.threads;
   out["libtorch"] = e.libtorch;
+  out["libtorch_build"] = e.libtorch_build;
   out["blas"] = e.blas;
   out["build_type"] = e.build_type;
   out["neurobench"] = e.neurobench;
   out["git_commit"] = e.git_commit;
   out["git_dirty"] = e.git_dirty;
   out["compiler"] = e.compiler;
+  out["cxx_standard"] = e.cxx_standard;
+  out["components"] = e.components;
+  out["device"] = e.device;
+  if (e.gpu) {
+    const GpuInfo& g = *e.gpu;
+    out["gpu"] = {{"index", g.index},
+                  {"name", g.name},
+                  {"memory_bytes", g.memory_bytes},
+                  {"compute_capability", g.compute_capability},
+                  {"driver", g.driver},
+                  {"cuda_driver", g.cuda_driver},
+                  {"cuda_runtime", g.cuda_runtime},
+                  {"cudnn", g.cudnn}};
+  }
+  if (e.tf32) out["tf32"] = *e.tf32;
   out["os"] = e.os;
   out["hostname"] = e.hostname;
   out["date"] = e.date;

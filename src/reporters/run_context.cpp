@@ -65,4 +65,16 @@ std::string commit_text(const RunResults& run) {
   return commit;
 }
 
+std::string device_text(const RunResults& run) {
+  const std::string device = env_field(run, "device");
+  if (device.empty() || !run.environment.contains("gpu") || !run.environment["gpu"].is_object()) {
+    return device;
+  }
+  const Json& gpu = run.environment["gpu"];
+  if (!gpu.contains("name") || !gpu["name"].is_string() || gpu["name"].get<std::string>().empty()) {
+    return device;
+  }
+  return gpu["name"].get<std::string>() + " (" + device + ")";
+}
+
 }  // namespace neurobench::detail

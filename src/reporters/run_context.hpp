@@ -38,5 +38,8 @@ struct TimingBasis {
 [[nodiscard]] std::string run_field(const RunResults& run, const char* key);
 /// The commit the run was built from, `(dirty)` when it had uncommitted changes.
 [[nodiscard]] std::string commit_text(const RunResults& run);
+/// Where the model ran: `cpu`, or the GPU's name and device (`NVIDIA H100 80GB HBM3 (cuda:0)`);
+/// empty for results that do not say (files written before devices were recorded).
+[[nodiscard]] std::string device_text(const RunResults& run);
 
 }  // namespace neurobench::detail

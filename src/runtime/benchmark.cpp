@@ -2,6 +2,7 @@
 #include <neurobench/benchmark.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 
 #include "runtime/finite_check.hpp"
 #include "runtime/run_state.hpp"
+#include "runtime/tf32_scope.hpp"
 
 namespace neurobench {
 
@@ -193,14 +195,31 @@ void check_inputs(const NeuroBenchModel& model, const Dataset& dataset, bool str
   state.results.run["non_finite_inputs"] = std::move(records);
 }
 
+// The model on the run's device; LibTorch's refusal (out of memory on the GPU) is bad input.
+void move_model(NeuroBenchModel& model, const c10::Device& device) {
+  try {
+    model.to(device);
+  } catch (const c10::Error& e) {
+    throw InputError(fmt::format("{}: moving the model to {} failed: {}", model.describe(),
+                                 device_text(device), e.what_without_backtrace()));
+  }
+}
+
 }  // namespace
 
 Results Benchmark::run(const RunOptions& options) {
   options.timing.validate();
+  check_device(options.device);  // before anything runs: a missing GPU is bad usage
+  const c10::Device device = resolved_device(options.device);
+  // The lazy device executes its graphs where a tensor is read: outside inference mode, LibTorch
+  // 1.13's oneDNN convolution refuses to run there. The whole run is in inference mode on it.
+  std::optional<c10::InferenceMode> lazy_inference;
+  if (device.type() == c10::DeviceType::Lazy) lazy_inference.emplace();
   Impl& s = *impl_;
   detail::RunState state;
   Results& results = state.results;
-  results.environment = capture_environment();
+  results.environment = capture_environment(device);
+  if (device.is_cuda()) results.environment.tf32 = options.tf32;
   results.run["model"] = s.model->describe();
   results.run["batch_size"] = s.loader.options().batch_size;
   if (const auto& seed = s.loader.options().shuffle_seed) results.run["shuffle_seed"] = *seed;
@@ -220,6 +239,7 @@ Results Benchmark::run(const RunOptions& options) {
   ProcessGroup* group =
       options.group != nullptr && options.group->world_size() > 1 ? options.group.get() : nullptr;
   detail::PassInput in{*s.model, s.loader, s.pre, s.post, s.layers};
+  in.device = device;
   if (group != nullptr) {
     in.shard = group->rank();
     in.shards = group->world_size();
@@ -227,6 +247,9 @@ Results Benchmark::run(const RunOptions& options) {
   // A stop request (request_stop(), a signal) is honoured between passes and between batches.
   detail::stop_if_requested([] { return std::string("before the run started"); });
   detail::static_pass(in, s.metrics.static_metrics, state);  // spec: the model as loaded
+  // Then the model goes to the device, as NeuroBench moves it after its static metrics.
+  move_model(*s.model, device);
+  const detail::Tf32Scope tf32(device, options.tf32);
   // The workload pass runs unless every workload metric asked for is a timing metric.
   if (!s.metrics.workload_metrics.empty() || s.metrics.timing_metrics.empty()) {
     detail::stop_if_requested([] { return std::string("after the static metrics"); });

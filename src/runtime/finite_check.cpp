@@ -27,6 +27,38 @@ void scan(const std::string& source, const char* kind, const std::string& name,
   }
 }
 
+// Which of a model's tensors may hold NaN or Inf: those whose sum is not finite. For tensors on
+// a device, every sum is made there and read back at once (one wait, not one per tensor).
+std::vector<bool> may_be_non_finite(const std::vector<NamedTensor>& tensors) {
+  std::vector<bool> out(tensors.size(), true);
+  std::vector<std::size_t> on_device;
+  std::vector<at::Tensor> sums;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const at::Tensor& t = tensors[i].value;
+    if (!t.defined() || t.device().is_cpu() || t.layout() != c10::kStrided ||
+        !t.is_floating_point() || t.numel() == 0 ||
+        (!sums.empty() && t.device() != sums.front().device())) {
+      continue;  // find_non_finite() looks at these itself
+    }
+    on_device.push_back(i);
+    sums.push_back(t.sum().to(torch::kDouble).reshape({1}));
+  }
+  if (sums.empty()) return out;
+  const at::Tensor finite = torch::isfinite(torch::cat(sums)).to(torch::kCPU);
+  for (std::size_t k = 0; k < on_device.size(); ++k) {
+    out[on_device[k]] = !finite[static_cast<int64_t>(k)].item<bool>();
+  }
+  return out;
+}
+
+void scan_model(const std::string& source, const char* kind,
+                const std::vector<NamedTensor>& tensors, std::vector<NonFiniteValues>& out) {
+  const std::vector<bool> look = may_be_non_finite(tensors);
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    if (look[i]) scan(source, kind, tensors[i].name, tensors[i].value, out);
+  }
+}
+
 }  // namespace
 
 std::string NonFiniteValues::message() const {
@@ -57,6 +89,8 @@ std::optional<NonFiniteValues> find_non_finite(const at::Tensor& tensor) {
   const bool finite_sum =
       tensor.is_complex() ? torch::isfinite(sum).item<bool>() : std::isfinite(sum.item<double>());
   if (finite_sum) return std::nullopt;
+  // The rare tensor that may hold some is looked at on the CPU, whatever device holds it.
+  if (!tensor.device().is_cpu()) return find_non_finite(tensor.to(torch::kCPU));
   const at::Tensor bad = torch::isfinite(tensor).logical_not_().flatten();
   NonFiniteValues found;
   found.count = bad.sum().item<std::int64_t>();
@@ -85,8 +119,8 @@ std::vector<NonFiniteValues> find_non_finite_inputs(const NeuroBenchModel& model
     scan(dataset.describe(), "array", name, array, out);
   }
   const std::string source = model.describe();
-  for (const auto& p : model.parameters()) scan(source, "parameter", p.name, p.value, out);
-  for (const auto& b : model.buffers()) scan(source, "buffer", b.name, b.value, out);
+  scan_model(source, "parameter", model.parameters(), out);
+  scan_model(source, "buffer", model.buffers(), out);
   return out;
 }
 

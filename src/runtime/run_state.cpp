@@ -2,6 +2,7 @@
 #include "runtime/run_state.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -58,6 +59,25 @@ void RunState::warn_non_finite() {
                           found.size() == 1 ? "is" : "are", fmt::join(shown, ", "), more,
                           encoding));
   }
+}
+
+Batch to_device(Batch batch, const c10::Device& device, std::size_t b) {
+  if (device.is_cpu() && (!batch.data.defined() || batch.data.device().is_cpu()) &&
+      (!batch.targets.defined() || batch.targets.device().is_cpu())) {
+    return batch;
+  }
+  // The lazy device's views of tensors made outside inference mode fail inside it (the step-wise
+  // forward selects each timestep there): its tensors are made in inference mode.
+  std::optional<c10::InferenceMode> inference;
+  if (device.type() == c10::DeviceType::Lazy) inference.emplace();
+  try {
+    if (batch.data.defined()) batch.data = batch.data.to(device);
+    if (batch.targets.defined()) batch.targets = batch.targets.to(device);
+  } catch (const c10::Error& e) {
+    throw InputError(fmt::format("moving batch {} to {} failed: {}", b, device_text(device),
+                                 what_of(e)));
+  }
+  return batch;
 }
 
 Batch pre_process(std::vector<std::unique_ptr<PreProcessor>>& pre, Batch batch, std::size_t b) {

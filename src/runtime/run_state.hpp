@@ -108,7 +108,12 @@ struct PassInput {
   const LayerSetup& layers;
   int shard = 0;   ///< This process's shard of the data set (sharded runs; else 0 of 1).
   int shards = 1;  ///< Shards of the data set: the world size of a sharded run.
+  c10::Device device = c10::kCPU;  ///< Where the model is and each batch goes.
 };
+
+/// The batch's data and targets on `device` (extras stay where they are), as NeuroBench moves
+/// them before pre-processing. Throws InputError naming the batch when they cannot go there.
+[[nodiscard]] Batch to_device(Batch batch, const c10::Device& device, std::size_t b);
 
 /// Static metrics on the model as it is before the first batch.
 void static_pass(const PassInput& in, const std::vector<std::unique_ptr<StaticMetric>>& metrics,

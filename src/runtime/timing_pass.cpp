@@ -4,6 +4,7 @@
 // a metric asks for them (see TimingOptions); max_time bounds the runs and the loads.
 #include <fmt/format.h>
 
+#include <neurobench/device.hpp>
 #include <neurobench/metrics/timing.hpp>
 
 #include "runtime/run_state.hpp"
@@ -34,18 +35,24 @@ void timed_runs(const PassInput& in, const DataLoader& batches, const TimingOpti
   BatchRange range = shard_of(full_batches, in.shard, in.shards);
   if (range.size() == 0) range = {0, full_batches};
   std::size_t next = 0;
+  // On a device, each part is timed to the end of its work there: synchronize() waits for it
+  // (CUDA queues kernels and returns). Moving the batch to the device counts as pre-processing.
+  const c10::Device& device = in.device;
   auto run_once = [&]() {
     const std::size_t b = range.first + next++ % range.size();
     Batch batch = batches.batch(b);
     TimedRun run;
     run.samples = batch.size();
     const auto t0 = Clock::now();
-    batch = pre_process(in.pre, std::move(batch), b);
+    batch = pre_process(in.pre, to_device(std::move(batch), device, b), b);
     in.model.begin_batch();
+    synchronize(device);
     const auto t1 = Clock::now();
     torch::Tensor preds = in.model.forward(batch.data);
+    synchronize(device);
     const auto t2 = Clock::now();
     preds = post_process(in.post, std::move(preds), b);
+    synchronize(device);
     const auto t3 = Clock::now();
     run.pre_s = seconds_between(t0, t1);
     run.forward_s = seconds_between(t1, t2);
@@ -100,7 +107,8 @@ void startup_runs(const PassInput& in, const DataLoader& batches, const TimingOp
         shard_of(static_cast<std::size_t>(in.loader.dataset().size() / t.batch_size), in.shard,
                  in.shards)
             .first;
-    Batch first = pre_process(in.pre, batches.batch(first_batch), first_batch);
+    Batch first = pre_process(
+        in.pre, to_device(batches.batch(first_batch), in.device, first_batch), first_batch);
     // max_time_s bounds the loads as it bounds the timed runs; one load is always made.
     const auto start = Clock::now();
     for (int64_t k = 0; k < o.startup_runs; ++k) {
@@ -114,6 +122,10 @@ void startup_runs(const PassInput& in, const DataLoader& batches, const TimingOp
       });
       const auto t0 = Clock::now();
       std::unique_ptr<NeuroBenchModel> fresh = model.load_again();
+      if (fresh) {
+        fresh->to(in.device);  // loaded there already when the model knows its device
+        synchronize(in.device);
+      }
       const auto t1 = Clock::now();
       if (!fresh) {
         t.startup_error = fmt::format(
@@ -124,6 +136,7 @@ void startup_runs(const PassInput& in, const DataLoader& batches, const TimingOp
       }
       fresh->begin_batch();
       (void)fresh->forward(first.data);
+      synchronize(in.device);
       t.startup.push_back({seconds_between(t0, t1), seconds_between(t1, Clock::now())});
     }
   } catch (const InputError&) {

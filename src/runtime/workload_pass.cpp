@@ -22,7 +22,7 @@ int64_t run_batch(const PassInput& in, const std::vector<WorkloadMetric*>& metri
   const int64_t batch_size = batch.size();  // before pre-processing, as the reference
   const double weight =
       static_cast<double>(batch_size) / static_cast<double>(in.loader.dataset().size());
-  batch = pre_process(in.pre, std::move(batch), b);
+  batch = pre_process(in.pre, to_device(std::move(batch), in.device, b), b);
   for (WorkloadMetric* m : metrics) m->begin_batch();
   in.model.begin_batch();
   const torch::Tensor preds = post_process(in.post, in.model.forward(batch.data), b);
@@ -46,6 +46,8 @@ int64_t run_batch(const PassInput& in, const std::vector<WorkloadMetric*>& metri
 
 void workload_pass(const PassInput& in, const std::vector<std::unique_ptr<WorkloadMetric>>& metrics,
                    const RunOptions& options, RunState& state) {
+  // PeakMemory reports the device's peak during this pass (CUDA).
+  reset_device_peak_memory(in.device);
   std::vector<WorkloadMetric*> active;
   std::map<const WorkloadMetric*, std::string> names;
   for (const auto& m : metrics) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <neurobench/metrics/count_sum.hpp>
 #include <neurobench/metrics/keys.hpp>
 #include <neurobench/metrics/metric.hpp>
 #include <neurobench/metrics/timing.hpp>
@@ -108,7 +109,7 @@ class ActivationSparsity final : public WorkloadMetric {
 
  private:
   int64_t elements_ = 0;
-  int64_t nonzeros_ = 0;
+  CountSum nonzeros_;
 };
 
 /// Activation sparsity per layer over the whole run, keyed by dotted layer path.
@@ -128,7 +129,7 @@ class ActivationSparsityByLayer final : public AccumulatedMetric {
  private:
   struct Counts {
     int64_t elements = 0;
-    int64_t nonzeros = 0;
+    CountSum nonzeros;
   };
   std::vector<std::string> order_;
   std::map<std::string, Counts, std::less<>> layers_;
@@ -200,7 +201,7 @@ class MembraneUpdates final : public AccumulatedMetric {
 
  private:
   std::map<std::string, int64_t, std::less<>> calls_in_batch_;
-  int64_t updates_ = 0;
+  CountSum updates_;
   int64_t samples_ = 0;
 };
 
@@ -226,7 +227,7 @@ class NeuronOperations final : public AccumulatedMetric {
     int64_t first_numel = 0;  // numel of its mem after the first call
   };
   std::map<std::string, LayerBatch, std::less<>> layers_in_batch_;
-  double effective_ = 0;
+  CountSum effective_;  // membrane updates times their cost, whole numbers of operations
   double dense_ = 0;
   int64_t samples_ = 0;
 };
@@ -287,6 +288,7 @@ class PeakMemory final : public AccumulatedMetric {
   int64_t start_rss_ = 0;
   int64_t footprint_ = -1;
   bool since_process_start_ = false;
+  c10::Device device_ = c10::kCPU;  // where the batches ran (a GPU's memory is reported too)
   [[nodiscard]] Json own_value() const;  // this process's figures
   Json largest_merged_;  // the merged shard with the largest peak, if larger than this one's
 };

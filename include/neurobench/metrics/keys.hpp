@@ -66,6 +66,8 @@ inline constexpr const char* kStartRssBytes = "start_rss_bytes";
 inline constexpr const char* kGrowthBytes = "growth_bytes";
 inline constexpr const char* kFootprintBytes = "footprint_bytes";
 inline constexpr const char* kPeakSinceProcessStart = "peak_since_process_start";
+inline constexpr const char* kDevicePeakAllocatedBytes = "device_peak_allocated_bytes";
+inline constexpr const char* kDevicePeakReservedBytes = "device_peak_reserved_bytes";
 }  // namespace keys
 
 }  // namespace neurobench::metrics

@@ -56,9 +56,19 @@ struct ActivationCall {
   std::string_view layer_error;      ///< Non-empty when the probe could not read this layer
                                      ///< (e.g. a spiking layer without `mem`): the reason.
 
-  /// Number of non-zero elements of `output`, counted once however many metrics ask.
+  /// Number of non-zero elements of `output`, counted once however many metrics ask. For an
+  /// output on a device (a GPU), this reads the count back and so waits for the device at each
+  /// call of the layer: a metric that runs there should give the output to
+  /// CountSum::add_nonzeros() instead and read the sum once per batch.
   [[nodiscard]] int64_t nonzeros() const;
+  /// The number of non-zero elements of `output` as a 0-dim int64 tensor on the output's
+  /// device, counted once however many metrics ask; nothing is read back (docs/devices.md).
+  [[nodiscard]] const torch::Tensor& nonzero_count() const;
   mutable int64_t nonzeros_cache = -1;  ///< Internal to nonzeros(): -1 until counted.
+  mutable torch::Tensor nonzero_count_cache{};  ///< Internal to nonzero_count().
+  /// Internal: how many elements of `mem` the call changed, on the CPU, counted once for the
+  /// built-in metrics that ask (MembraneUpdates, NeuronOperations); -1 until counted.
+  mutable int64_t mem_changed_cache = -1;
 };
 
 /// One call of a connection layer's operator, as hook-based metrics see it.

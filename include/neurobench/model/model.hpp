@@ -39,6 +39,14 @@ class NeuroBenchModel {
   /// Called by Benchmark before each batch; step-wise models reset their state here.
   virtual void begin_batch() {}
 
+  /// Moves the model to `device` (parameters, buffers and every other tensor it holds), as
+  /// Benchmark::run does before the workload pass when RunOptions::device is not the CPU. The
+  /// default does nothing for the CPU and throws UsageError naming the model for any other
+  /// device: a model class that can run elsewhere overrides it and device().
+  virtual void to(const c10::Device& device);
+  /// Where the model's tensors are: the CPU unless to() moved them.
+  [[nodiscard]] virtual c10::Device device() const { return c10::kCPU; }
+
   /// The file the model was loaded from, when it was (ModelFileSize reads its size).
   [[nodiscard]] virtual std::optional<std::filesystem::path> source_file() const {
     return std::nullopt;
@@ -73,6 +81,10 @@ class NeuroBenchModel {
 /// Options for loading a TorchScript model.
 struct TorchScriptOptions {
   bool stepwise = false;  ///< Feed `data[:, t]` one timestep at a time (spiking networks).
+  /// Where the model's tensors go when it is loaded (torch.jit.load's map_location): the file
+  /// is checked on the CPU, then loaded onto the device from the same bytes, graph constants
+  /// included (a frozen or traced model has some). `cuda` is `cuda:0`.
+  c10::Device device = c10::kCPU;
 };
 
 /// A TorchScript module (saved by `torch.jit.script` or `torch.jit.trace`) run in eval
@@ -105,7 +117,8 @@ class TorchScriptModel final : public NeuroBenchModel {
   /// name before it is opened) or not TorchScript, and naming the entry or the tensor
   /// (`fc1.weight`) with the sizes found when the file is corrupt.
   explicit TorchScriptModel(const std::filesystem::path& path, TorchScriptOptions options = {});
-  /// Wraps an already loaded module (used as is: not copied).
+  /// Wraps an already loaded module (used as is: not copied), on the device its parameters
+  /// are on; moved to `options.device` when that is not the CPU.
   explicit TorchScriptModel(torch::jit::Module module, TorchScriptOptions options = {},
                             std::string description = "TorchScript module");
   ~TorchScriptModel() override;
@@ -120,7 +133,16 @@ class TorchScriptModel final : public NeuroBenchModel {
   void begin_batch() override;
   [[nodiscard]] std::optional<std::filesystem::path> source_file() const override;
   [[nodiscard]] std::optional<std::string> source_sha256() const override;
+  /// A fresh copy of the file, loaded onto the device the model is on now.
   [[nodiscard]] std::unique_ptr<NeuroBenchModel> load_again() const override;
+  /// Moves every tensor the modules hold (parameters, buffers, other tensor attributes, tensors
+  /// in list attributes; shared tensors stay shared) to `device`; hooks stay registered. A
+  /// model whose graphs hold tensor constants (frozen, traced) is loaded again from its file
+  /// onto the device instead (InputError when the file changed since it was loaded); without a
+  /// file, UsageError: load it with TorchScriptOptions::device. Does nothing when the model is
+  /// there already.
+  void to(const c10::Device& device) override;
+  [[nodiscard]] c10::Device device() const override;
   /// In step-wise mode, a warning for each sign of neurons that keep no state between
   /// timesteps (naming the neurons by path and class); none otherwise.
   [[nodiscard]] std::vector<std::string> warnings() const override;

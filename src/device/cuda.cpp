@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+// The `cuda` component: the caching allocator's statistics and the description of a CUDA
+// device, through LibTorch's CUDA headers and the CUDA runtime. Built only with a LibTorch that
+// has CUDA (CMakeLists.txt); cuda_absent.cpp stands in elsewhere.
+#include "device/cuda.hpp"
+
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+namespace neurobench::detail {
+
+namespace {
+
+// The "all pools" entry of a statistics array: index 0 (StatType::AGGREGATE) in every LibTorch
+// from 1.13 on, whichever namespace holds StatType in that version.
+constexpr std::size_t kAllPools = 0;
+
+}  // namespace
+
+std::optional<DeviceMemory> cuda_memory(int index) {
+  const auto stats =
+      c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(index));
+  DeviceMemory m;
+  m.allocated = stats.allocated_bytes[kAllPools].current;
+  m.peak_allocated = stats.allocated_bytes[kAllPools].peak;
+  m.reserved = stats.reserved_bytes[kAllPools].current;
+  m.peak_reserved = stats.reserved_bytes[kAllPools].peak;
+  return m;
+}
+
+void reset_cuda_peak_memory(int index) {
+  c10::cuda::CUDACachingAllocator::resetPeakStats(static_cast<c10::DeviceIndex>(index));
+}
+
+std::optional<GpuInfo> cuda_device_info(int index) {
+  const cudaDeviceProp* p = at::cuda::getDeviceProperties(index);
+  GpuInfo g;
+  g.index = index;
+  if (p != nullptr) {
+    g.name = p->name;
+    g.memory_bytes = static_cast<int64_t>(p->totalGlobalMem);
+    g.compute_capability = fmt::format("{}.{}", p->major, p->minor);
+  }
+  int driver = 0;
+  if (cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0) {
+    g.cuda_driver = fmt::format("{}.{}", driver / 1000, (driver % 1000) / 10);
+  }
+  return g;
+}
+
+}  // namespace neurobench::detail
