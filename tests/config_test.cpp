@@ -55,6 +55,8 @@ BenchmarkConfig every_key(const fs::path& dir) {
   c.verbose = true;
   c.strict = true;
   c.max_array_bytes = std::uint64_t{1} << 20;
+  c.device = "cuda:1";
+  c.tf32 = true;
   c.outputs.json = dir / "out" / "results.json";
   c.outputs.csv = dir / "results.csv";
   c.outputs.text = "/elsewhere/results.txt";
@@ -405,7 +407,35 @@ TEST_CASE("loader and run options come from the config", "[config]") {
   CHECK(run.timing.batch_size == 1);
   CHECK(run.timing.startup_runs == 3);
   CHECK(run.strict);
+  CHECK(run.device == c10::Device(c10::DeviceType::CUDA, 1));
+  CHECK(run.tf32);
   CHECK(c.npz_options().max_array_bytes == std::uint64_t{1} << 20);
+}
+
+TEST_CASE("device and tf32 are config keys, and a device is checked as --device checks it",
+          "[config][device]") {
+  neurobench::test::TempDir dir;
+  write(dir / "ok.json", R"({"device": "lazy", "tf32": true})");
+  const BenchmarkConfig c = BenchmarkConfig::read(dir / "ok.json");
+  CHECK(c.device == "lazy");
+  CHECK(c.tf32);
+  CHECK(c.run_options().device.type() == c10::DeviceType::Lazy);
+  CHECK(BenchmarkConfig().device == "cpu");
+  CHECK(BenchmarkConfig().run_options().device.is_cpu());
+  CHECK_FALSE(BenchmarkConfig().run_options().tf32);
+  CHECK_FALSE(BenchmarkConfig().to_json().contains("device"));
+  CHECK_FALSE(BenchmarkConfig().to_json().contains("tf32"));
+  CHECK_THAT(read_error(dir, R"({"device": "gpu"})"),
+             Catch::Contains("'device'") && Catch::Contains("'gpu' is not a device"));
+  CHECK_THAT(read_error(dir, R"({"device": "cuda:x"})"),
+             Catch::Contains("'device'") && Catch::Contains("'x' is not a GPU index"));
+  CHECK_THAT(read_error(dir, R"({"device": 0})"), Catch::Contains("'device' must be"));
+  CHECK_THAT(read_error(dir, R"({"tf32": "on"})"),
+             Catch::Contains("'tf32' must be true or false"));
+  BenchmarkConfig bad;
+  bad.device = "tpu";
+  REQUIRE_THROWS_WITH(bad.validate(), Catch::StartsWith("config: 'device': 'tpu'"));
+  CHECK_THAT(BenchmarkConfig::keys(), Catch::Contains("device, tf32"));
 }
 
 TEST_CASE("strict and max_array_bytes are config keys with checked values", "[config]") {

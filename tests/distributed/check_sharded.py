@@ -207,6 +207,11 @@ def results_cases(work):
         for case in ("rx_cnn_classifier", "rx_snn_mlp_stepwise", "tm_accuracy",
                      "tm_act_shared_relu"):
             run_case(case, case_args(case, extra_workload=["DenseMACs"]), work)
+        # On a device (docs/devices.md): each rank moves its model and batches there, and the
+        # metric states still travel through Gloo on the CPU.
+        run_case("rx_snn_mlp_stepwise_lazy",
+                 case_args("rx_snn_mlp_stepwise", extra_workload=["DenseMACs"]) +
+                 ["--device", "lazy"], work, worlds=(2,))
         # Single-batch cases at batch size 1 to 3, so that every rank has batches.
         for case, batch in (("tm_r2", 3), ("tm_mse", 3), ("tm_smape", 4), ("tm_snn_ones", 1),
                             ("tm_synops_lstm", 1), ("tm_synops_gru", 1), ("tm_synops_rnn", 1)):

@@ -352,8 +352,12 @@ TEST_CASE(
   REQUIRE(macs.compute()["MACs"].get<double>() == 5.0);
   neurobench::metrics::NeuronOperations neurons;
   neurons.reset();
+  // The effective count is a whole number of operations, counted as an integer.
   REQUIRE_THROWS_WITH(neurons.merge_state(Json{{"effective", "x"}}),
-                      Catch::Contains("NeuronOperations") && Catch::Contains("no number"));
+                      Catch::Contains("NeuronOperations") &&
+                          Catch::Contains("no integer 'effective'"));
+  REQUIRE_THROWS_WITH(neurons.merge_state(Json{{"effective", 4}, {"dense", "x"}}),
+                      Catch::Contains("NeuronOperations") && Catch::Contains("no number 'dense'"));
   neurobench::metrics::R2 r2;
   r2.reset();
   REQUIRE_THROWS_WITH(r2.merge_state(Json{{"preds", Json::array({1})}, {"targets", Json::array()}}),
@@ -369,4 +373,19 @@ TEST_CASE(
       r2.merge_state(Json{{"preds", {good, Json::object()}}, {"targets", {good, good}}}),
       neurobench::MetricError);
   REQUIRE(r2.compute() == 0.0);  // no batch kept
+}
+
+TEST_CASE("in a sharded run --device cuda is each rank's own GPU, and cuda:N is GPU N",
+          "[distributed][device]") {
+  neurobench::RankInfo rank;
+  rank.rank = 5;
+  rank.world_size = 8;
+  rank.local_rank = 1;
+  const auto cuda = c10::Device(c10::DeviceType::CUDA);
+  CHECK(neurobench::rank_device(cuda, rank) == c10::Device(c10::DeviceType::CUDA, 1));
+  CHECK(neurobench::rank_device(c10::Device(c10::DeviceType::CUDA, 3), rank) ==
+        c10::Device(c10::DeviceType::CUDA, 3));
+  CHECK(neurobench::rank_device(c10::kCPU, rank) == c10::Device(c10::kCPU));
+  CHECK(neurobench::rank_device(c10::Device(c10::DeviceType::Lazy), rank).type() ==
+        c10::DeviceType::Lazy);
 }
