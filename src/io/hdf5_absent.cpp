@@ -5,6 +5,7 @@
 #include "io/hdf5_file.hpp"
 
 #include <neurobench/components.hpp>
+#include <neurobench/errors.hpp>
 
 namespace neurobench::detail {
 
