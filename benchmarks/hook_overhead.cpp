@@ -8,7 +8,9 @@
 //   metrics  neurobench::Benchmark with every hook metric on
 //   latency  the Latency metric's mean time per batch (its timing pass, no hooks) times the
 //            number of batches: what the timing pass says the bare forward pass costs
-// and prints the medians and the ratios to bare, for 1 and 2 threads.
+// and prints the medians and the ratios to bare, for 1 and 2 threads. With --device cuda (or
+// lazy) all four run there: the bare loop moves each batch to the device as the harness does,
+// and every variant waits for the device's work to end before its clock stops.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -19,6 +21,12 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+#include <torch/csrc/lazy/core/metrics.h>
+#include <torch/version.h>
+
+#include <neurobench/device.hpp>
+#include <neurobench/io/output_file.hpp>
 #include <neurobench/neurobench.hpp>
 
 namespace {
@@ -39,12 +47,12 @@ double seconds_since(Clock::time_point start) {
 }
 
 // The bare forward pass: the module as loaded, called on each batch (each timestep).
-double time_bare(torch::jit::Module& module, const Workload& w) {
+double time_bare(torch::jit::Module& module, const Workload& w, const c10::Device& device) {
   c10::InferenceMode guard;
   const auto start = Clock::now();
   const int64_t n = w.data.size(0);
   for (int64_t b = 0; b < n; b += w.batch_size) {
-    const torch::Tensor batch = w.data.slice(0, b, std::min(n, b + w.batch_size));
+    const torch::Tensor batch = w.data.slice(0, b, std::min(n, b + w.batch_size)).to(device);
     if (!w.stepwise) {
       (void)module.forward({batch});
       continue;
@@ -59,12 +67,13 @@ double time_bare(torch::jit::Module& module, const Workload& w) {
     }
     (void)torch::stack(spikes, 1);
   }
+  neurobench::synchronize(device);
   return seconds_since(start);
 }
 
 double time_benchmark(const std::shared_ptr<neurobench::TorchScriptModel>& model,
                       const Workload& w, const std::vector<std::string>& metrics,
-                      neurobench::Results* results) {
+                      neurobench::Results* results, const c10::Device& device = c10::kCPU) {
   auto data = std::make_shared<neurobench::TensorDataset>(
       w.data, torch::zeros({w.data.size(0)}, torch::kLong));
   neurobench::LoaderOptions lo;
@@ -73,8 +82,10 @@ double time_benchmark(const std::shared_ptr<neurobench::TorchScriptModel>& model
                               neurobench::MetricSet::from_names({}, metrics));
   neurobench::RunOptions ro;
   ro.quiet = true;
+  ro.device = device;
   const auto start = Clock::now();
   neurobench::Results r = bench.run(ro);
+  neurobench::synchronize(device);
   const double s = seconds_since(start);
   if (results != nullptr) *results = std::move(r);
   return s;
@@ -83,7 +94,7 @@ double time_benchmark(const std::shared_ptr<neurobench::TorchScriptModel>& model
 // The same work as the Latency metric sees it: its mean forward time per batch, times the
 // number of batches (all full here).
 double latency_seconds(const std::shared_ptr<neurobench::TorchScriptModel>& model,
-                       const Workload& w) {
+                       const Workload& w, const c10::Device& device) {
   auto data = std::make_shared<neurobench::TensorDataset>(
       w.data, torch::zeros({w.data.size(0)}, torch::kLong));
   neurobench::LoaderOptions lo;
@@ -95,6 +106,7 @@ double latency_seconds(const std::shared_ptr<neurobench::TorchScriptModel>& mode
   ro.quiet = true;
   ro.timing.warmup = 1;
   ro.timing.runs = batches;
+  ro.device = device;
   const neurobench::Results r = bench.run(ro);
   return r.values["Latency"]["batch_mean_ms"].get<double>() / 1e3 * static_cast<double>(batches);
 }
@@ -124,6 +136,25 @@ int memory_mode(const std::string& models_dir, int64_t steps, bool metrics) {
   return 0;
 }
 
+// Operators the lazy device recorded so far that compute: each (`lazy::add`) is one node of
+// its graphs, where CUDA launches about one kernel; operators it runs on the CPU behind its back
+// (`aten::...`) count too. Views (`lazy::view_copy`, `lazy::unsqueeze_copy`: the lazy device
+// names a view `..._copy`) launch nothing on CUDA and are left out; `_to_copy` and
+// `_copy_from` copy data and count.
+int64_t lazy_operators() {
+  const auto is_view = [](const std::string& name) {
+    if (name == "lazy::_to_copy" || name.rfind("lazy::_copy_from", 0) == 0) return false;
+    return name.find("_copy") != std::string::npos;
+  };
+  int64_t n = 0;
+  for (const std::string& name : torch::lazy::GetCounterNames()) {
+    if (name.rfind("lazy::", 0) != 0 && name.rfind("aten::", 0) != 0) continue;
+    if (is_view(name)) continue;
+    if (const torch::lazy::CounterData* c = torch::lazy::GetCounter(name)) n += c->Value();
+  }
+  return n;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t m = v.size() / 2;
@@ -141,6 +172,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> only;
   int64_t memory_steps = 0;
   bool memory_bare = false;
+  std::string device_text = "cpu";
+  std::string json_out;
+  bool count_ops = false;
   app.add_option("--models", models_dir, "folder of cnn_relu.pt and snn_mlp.pt")
       ->capture_default_str();
   app.add_option("--repeats", repeats, "timed runs of each variant (median reported)")
@@ -155,8 +189,25 @@ int main(int argc, char** argv) {
                  "instead of timing: peak memory of one spiking-MLP run over this many steps")
       ->check(CLI::PositiveNumber);
   app.add_flag("--memory-bare", memory_bare, "with --memory-steps: no metrics");
+  app.add_option("--device", device_text, "where the model runs: cpu, cuda, cuda:N or lazy")
+      ->capture_default_str();
+  app.add_option("--json", json_out, "also write the medians (seconds) to this JSON file");
+  app.add_flag("--count-ops", count_ops,
+               "with --device lazy: instead of timing, count the operators each variant records "
+               "per timestep (what a GPU would launch)");
   CLI11_PARSE(app, argc, argv);
   if (memory_steps > 0) return memory_mode(models_dir, memory_steps, !memory_bare);
+  const c10::Device device = neurobench::resolved_device(neurobench::parse_device(device_text));
+  neurobench::check_device(device);
+  if (count_ops && device.type() != c10::DeviceType::Lazy) {
+    fmt::print(stderr, "--count-ops counts the lazy device's operators: give --device lazy\n");
+    return 2;
+  }
+  nlohmann::json report = {{"device", neurobench::device_text(device)},
+                           {"libtorch", TORCH_VERSION},
+                           {"libtorch_build", neurobench::libtorch_build()},
+                           {"repeats", repeats},
+                           {"workloads", nlohmann::json::array()}};
 
   torch::manual_seed(0);
   auto count = [&](int64_t n) { return std::max<int64_t>(1, static_cast<int64_t>(n * scale)); };
@@ -172,6 +223,13 @@ int main(int argc, char** argv) {
   if (!only.empty()) {
     for (auto& w : workloads) w.metrics = only;
   }
+  if (const auto gpu = neurobench::gpu_info(device)) {
+    fmt::print("GPU: {} (driver {}, CUDA runtime {})\n", gpu->name, gpu->driver,
+               gpu->cuda_runtime);
+    report["gpu"] = gpu->name;
+  }
+  fmt::print("device: {}, LibTorch {} ({})\n", neurobench::device_text(device), TORCH_VERSION,
+             neurobench::libtorch_build());
   fmt::print("BLAS: {}\n", neurobench::loaded_blas_library().empty()
                                ? std::string("(not loaded yet)")
                                : neurobench::loaded_blas_library());
@@ -179,24 +237,54 @@ int main(int argc, char** argv) {
              "threads", "bare s", "harness s", "metrics s", "latency s", "harness", "metrics",
              "latency");
   for (const auto& w : workloads) {
-    torch::jit::Module bare = torch::jit::load(w.model_path);
+    // torch::jit::load maps onto the CPU and CUDA; onto the lazy device, TorchScriptModel
+    // moves every tensor the module holds (torch::jit::Module::to cannot move onto it).
+    torch::jit::Module bare;
+    if (device.type() == c10::DeviceType::Lazy) {
+      neurobench::TorchScriptOptions lazy;
+      lazy.device = device;
+      bare = neurobench::TorchScriptModel(w.model_path, lazy).module();
+    } else {
+      bare = torch::jit::load(w.model_path, device);
+    }
     bare.eval();
     neurobench::TorchScriptOptions opts;
     opts.stepwise = w.stepwise;
+    opts.device = device;
     auto model = std::make_shared<neurobench::TorchScriptModel>(w.model_path, opts);
+    if (count_ops) {
+      // Each variant once to warm up, then once counted; per sample step (timesteps of the
+      // SNN, 1 for the CNN), so that the figures compare with a kernel count per step.
+      const double steps = static_cast<double>(w.data.size(0) / w.batch_size) *
+                           static_cast<double>(w.stepwise ? w.data.size(1) : 1);
+      const auto ops = [&](const auto& run) {
+        run();
+        const int64_t before = lazy_operators();
+        run();
+        return static_cast<double>(lazy_operators() - before) / steps;
+      };
+      const double bare_ops = ops([&] { time_bare(bare, w, device); });
+      const double harness_ops = ops([&] { time_benchmark(model, w, {}, nullptr, device); });
+      const double metrics_ops =
+          ops([&] { time_benchmark(model, w, w.metrics, nullptr, device); });
+      fmt::print("{:<46} operators per step: bare {:.1f}, harness {:.1f}, metrics {:.1f} "
+                 "({:.2f}x bare)\n",
+                 w.name, bare_ops, harness_ops, metrics_ops, metrics_ops / bare_ops);
+      continue;
+    }
     for (const int t : threads) {
       at::set_num_threads(t);
       // Warm-up: profiling executor runs, caches.
-      time_bare(bare, w);
-      time_benchmark(model, w, {}, nullptr);
+      time_bare(bare, w, device);
+      time_benchmark(model, w, {}, nullptr, device);
       neurobench::Results results;
-      time_benchmark(model, w, w.metrics, &results);
+      time_benchmark(model, w, w.metrics, &results, device);
       std::vector<double> b, h, m, l;
       for (int r = 0; r < repeats; ++r) {  // interleaved, so drift hits all four alike
-        b.push_back(time_bare(bare, w));
-        h.push_back(time_benchmark(model, w, {}, nullptr));
-        m.push_back(time_benchmark(model, w, w.metrics, nullptr));
-        l.push_back(latency_seconds(model, w));
+        b.push_back(time_bare(bare, w, device));
+        h.push_back(time_benchmark(model, w, {}, nullptr, device));
+        m.push_back(time_benchmark(model, w, w.metrics, nullptr, device));
+        l.push_back(latency_seconds(model, w, device));
       }
       const double mb = median(b), mh = median(h), mm = median(m), ml = median(l);
       fmt::print("{:<46} {:>7} {:>10.4f} {:>10.4f} {:>10.4f} {:>10.4f} {:>7.2f}x {:>7.2f}x "
@@ -205,10 +293,20 @@ int main(int argc, char** argv) {
       if (t == threads.front()) {
         fmt::print("  results: {}\n", results.values.dump());
       }
+      report["workloads"].push_back({{"name", w.name},
+                                     {"threads", t},
+                                     {"samples", w.data.size(0)},
+                                     {"bare_s", mb},
+                                     {"harness_s", mh},
+                                     {"metrics_s", mm},
+                                     {"latency_s", ml},
+                                     {"metrics", w.metrics},
+                                     {"results", results.values}});
     }
   }
   fmt::print("(medians of {} runs; 'harness', 'metrics' and 'latency' are ratios to the bare "
              "forward pass)\n",
              repeats);
+  if (!json_out.empty()) neurobench::write_output_file(json_out, report.dump(2) + "\n");
   return 0;
 }

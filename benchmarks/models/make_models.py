@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
 """Makes the models of benchmarks/hook_overhead: a ReLU CNN on 28x28 inputs and a 3-layer
-spiking MLP of leaky integrate-and-fire neurons (run step-wise over 100 timesteps).
+spiking MLP of leaky integrate-and-fire neurons (run step-wise over 100 timesteps). Imported by
+benchmarks/gpu_overhead.py for the same networks in eager PyTorch (load_eager).
 
 Run with Debian's python3 (python3-torch 1.13):  /usr/bin/python3 make_models.py
 Weights are random (seeded): the benchmark measures cost, not accuracy.
@@ -13,7 +14,6 @@ import torch
 import torch.nn as nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-torch.manual_seed(0)
 
 
 class Leaky(nn.Module):
@@ -64,11 +64,26 @@ class Cnn(nn.Module):
         return self.classifier(self.features(x))
 
 
-snn = SnnMlp()
-with torch.no_grad():  # scale so that every layer spikes at a moderate rate
-    snn.fc1.weight.mul_(3.0)
-    snn.fc2.weight.mul_(4.0)
-    snn.fc3.weight.mul_(4.0)
-torch.jit.script(snn.eval()).save(os.path.join(HERE, "snn_mlp.pt"))
-torch.jit.script(Cnn().eval()).save(os.path.join(HERE, "cnn_relu.pt"))
-print("models written to", HERE)
+def main():
+    torch.manual_seed(0)
+    snn = SnnMlp()
+    with torch.no_grad():  # scale so that every layer spikes at a moderate rate
+        snn.fc1.weight.mul_(3.0)
+        snn.fc2.weight.mul_(4.0)
+        snn.fc3.weight.mul_(4.0)
+    torch.jit.script(snn.eval()).save(os.path.join(HERE, "snn_mlp.pt"))
+    torch.jit.script(Cnn().eval()).save(os.path.join(HERE, "cnn_relu.pt"))
+    print("models written to", HERE)
+
+
+def load_eager(name):
+    """The eager network of a model file written here (cnn_relu.pt or snn_mlp.pt), with its
+    weights: what Python NeuroBench benchmarks (benchmarks/gpu_overhead.py)."""
+    net = {"cnn_relu.pt": Cnn, "snn_mlp.pt": SnnMlp}[name]()
+    scripted = torch.jit.load(os.path.join(HERE, name), map_location="cpu")
+    net.load_state_dict(scripted.state_dict())
+    return net.eval()
+
+
+if __name__ == "__main__":
+    main()
