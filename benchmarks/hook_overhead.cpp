@@ -21,9 +21,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
 #include <torch/csrc/lazy/core/metrics.h>
 #include <torch/version.h>
+#include <nlohmann/json.hpp>
 
 #include <neurobench/device.hpp>
 #include <neurobench/io/output_file.hpp>
@@ -71,9 +71,9 @@ double time_bare(torch::jit::Module& module, const Workload& w, const c10::Devic
   return seconds_since(start);
 }
 
-double time_benchmark(const std::shared_ptr<neurobench::TorchScriptModel>& model,
-                      const Workload& w, const std::vector<std::string>& metrics,
-                      neurobench::Results* results, const c10::Device& device = c10::kCPU) {
+double time_benchmark(const std::shared_ptr<neurobench::TorchScriptModel>& model, const Workload& w,
+                      const std::vector<std::string>& metrics, neurobench::Results* results,
+                      const c10::Device& device = c10::kCPU) {
   auto data = std::make_shared<neurobench::TensorDataset>(
       w.data, torch::zeros({w.data.size(0)}, torch::kLong));
   neurobench::LoaderOptions lo;
@@ -224,8 +224,7 @@ int main(int argc, char** argv) {
     for (auto& w : workloads) w.metrics = only;
   }
   if (const auto gpu = neurobench::gpu_info(device)) {
-    fmt::print("GPU: {} (driver {}, CUDA runtime {})\n", gpu->name, gpu->driver,
-               gpu->cuda_runtime);
+    fmt::print("GPU: {} (driver {}, CUDA runtime {})\n", gpu->name, gpu->driver, gpu->cuda_runtime);
     report["gpu"] = gpu->name;
   }
   fmt::print("device: {}, LibTorch {} ({})\n", neurobench::device_text(device), TORCH_VERSION,
@@ -265,11 +264,11 @@ int main(int argc, char** argv) {
       };
       const double bare_ops = ops([&] { time_bare(bare, w, device); });
       const double harness_ops = ops([&] { time_benchmark(model, w, {}, nullptr, device); });
-      const double metrics_ops =
-          ops([&] { time_benchmark(model, w, w.metrics, nullptr, device); });
-      fmt::print("{:<46} operators per step: bare {:.1f}, harness {:.1f}, metrics {:.1f} "
-                 "({:.2f}x bare)\n",
-                 w.name, bare_ops, harness_ops, metrics_ops, metrics_ops / bare_ops);
+      const double metrics_ops = ops([&] { time_benchmark(model, w, w.metrics, nullptr, device); });
+      fmt::print(
+          "{:<46} operators per step: bare {:.1f}, harness {:.1f}, metrics {:.1f} "
+          "({:.2f}x bare)\n",
+          w.name, bare_ops, harness_ops, metrics_ops, metrics_ops / bare_ops);
       continue;
     }
     for (const int t : threads) {

@@ -37,11 +37,11 @@ constexpr bool kCuda = false;
 
 const Component& find(std::string_view name) {
   const auto& all = components();
-  const auto it = std::find_if(all.begin(), all.end(),
-                               [&](const Component& c) { return c.name == name; });
+  const auto it =
+      std::find_if(all.begin(), all.end(), [&](const Component& c) { return c.name == name; });
   if (it == all.end()) {
-    throw UsageError(fmt::format(
-        "unknown component '{}' (known: hdf5, sndfile, distributed, cuda)", name));
+    throw UsageError(
+        fmt::format("unknown component '{}' (known: hdf5, sndfile, distributed, cuda)", name));
   }
   return *it;
 }
@@ -54,8 +54,7 @@ const std::vector<Component>& components() {
        "MATLAB v7.3 files: the primate-reaching data set"},
       {"sndfile", kSndfile, "libsndfile (Debian: libsndfile1-dev)",
        "WAV files: the speech-commands data set and <neurobench/io/wav.hpp>"},
-      {"distributed", kDistributed,
-       "LibTorch's c10d and Gloo's headers (Debian: libgloo-dev)",
+      {"distributed", kDistributed, "LibTorch's c10d and Gloo's headers (Debian: libgloo-dev)",
        "sharded runs started by torchrun, srun or mpirun"},
       {"cuda", kCuda, "a LibTorch built with CUDA, and the CUDA toolkit's runtime",
        "the GPU's memory statistics and description with --device cuda"},

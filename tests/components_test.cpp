@@ -21,8 +21,7 @@ TEST_CASE("components lists hdf5, sndfile, distributed and cuda, each saying wha
   }
 }
 
-TEST_CASE("the tests are built with the hdf5, sndfile and distributed components",
-          "[components]") {
+TEST_CASE("the tests are built with the hdf5, sndfile and distributed components", "[components]") {
   // tests/CMakeLists.txt refuses to build the tests without them.
   CHECK(neurobench::has_component("hdf5"));
   CHECK(neurobench::has_component("sndfile"));
@@ -36,9 +35,9 @@ TEST_CASE("the tests are built with the hdf5, sndfile and distributed components
 
 TEST_CASE("an unknown component is a UsageError listing the known ones", "[components]") {
   REQUIRE_THROWS_AS(neurobench::has_component("hdf"), neurobench::UsageError);
-  REQUIRE_THROWS_WITH(neurobench::has_component("hdf"),
-                      Catch::Contains("'hdf'") &&
-                          Catch::Contains("hdf5, sndfile, distributed, cuda"));
+  REQUIRE_THROWS_WITH(
+      neurobench::has_component("hdf"),
+      Catch::Contains("'hdf'") && Catch::Contains("hdf5, sndfile, distributed, cuda"));
 }
 
 TEST_CASE("require_component passes for a built component and names what a missing one needs",

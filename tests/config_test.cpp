@@ -430,8 +430,7 @@ TEST_CASE("device and tf32 are config keys, and a device is checked as --device 
   CHECK_THAT(read_error(dir, R"({"device": "cuda:x"})"),
              Catch::Contains("'device'") && Catch::Contains("'x' is not a GPU index"));
   CHECK_THAT(read_error(dir, R"({"device": 0})"), Catch::Contains("'device' must be"));
-  CHECK_THAT(read_error(dir, R"({"tf32": "on"})"),
-             Catch::Contains("'tf32' must be true or false"));
+  CHECK_THAT(read_error(dir, R"({"tf32": "on"})"), Catch::Contains("'tf32' must be true or false"));
   BenchmarkConfig bad;
   bad.device = "tpu";
   REQUIRE_THROWS_WITH(bad.validate(), Catch::StartsWith("config: 'device': 'tpu'"));

@@ -6,9 +6,9 @@
 // holds on it holds for the device code on a GPU; scripts/gpu-check runs the same on CUDA.
 #include <neurobench/benchmark.hpp>
 
+#include <torch/csrc/lazy/core/metrics.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-#include <torch/csrc/lazy/core/metrics.h>
 
 #include <neurobench/device.hpp>
 #include <neurobench/errors.hpp>
@@ -55,9 +55,13 @@ Setup snn_setup(int64_t steps, int64_t samples = 7) {
   s.data = torch::rand({samples, steps, 3}) * 3;
   s.targets = torch::randint(0, 2, {samples}, torch::kLong);
   s.static_metrics = {"Footprint", "ConnectionSparsity", "ParameterCount"};
-  s.workload_metrics = {"ClassificationAccuracy", "ActivationSparsity",
-                        "ActivationSparsityByLayer", "SynapticOperations", "MembraneUpdates",
-                        "NeuronOperations", "DenseMACs"};
+  s.workload_metrics = {"ClassificationAccuracy",
+                        "ActivationSparsity",
+                        "ActivationSparsityByLayer",
+                        "SynapticOperations",
+                        "MembraneUpdates",
+                        "NeuronOperations",
+                        "DenseMACs"};
   s.post = {"ChooseMaxCount"};
   s.activation_types = {"ReLU", "Leaky"};
   return s;
@@ -104,15 +108,16 @@ int64_t lazy_executions() {
 
 }  // namespace
 
-TEST_CASE("a step-wise spiking network with every hook metric gives the CPU's numbers on a "
-          "device, bit for bit",
-          "[device]") {
+TEST_CASE(
+    "a step-wise spiking network with every hook metric gives the CPU's numbers on a "
+    "device, bit for bit",
+    "[device]") {
   const Setup s = snn_setup(6);
   const neurobench::Results cpu = run(s, c10::kCPU);
   const neurobench::Results lazy = run(s, kLazy);
   CHECK(lazy.values == cpu.values);
-  CHECK(lazy.values["SynapticOperations"][neurobench::metrics::keys::kEffectiveACs]
-            .get<double>() > 0);  // spikes did flow
+  CHECK(lazy.values["SynapticOperations"][neurobench::metrics::keys::kEffectiveACs].get<double>() >
+        0);  // spikes did flow
   CHECK(lazy.samples == cpu.samples);
   CHECK(lazy.environment.device == "lazy");
   CHECK(cpu.environment.device == "cpu");
@@ -127,8 +132,9 @@ TEST_CASE("conventional networks give the CPU's numbers on a device, bit for bit
   mlp.data = torch::randn({9, 4});
   mlp.targets = torch::randn({9, 3});
   mlp.static_metrics = {"Footprint", "ConnectionSparsity"};
-  mlp.workload_metrics = {"MSE", "SMAPE", "ActivationSparsity", "ActivationSparsityByLayer",
-                          "SynapticOperations", "DenseMACs"};
+  mlp.workload_metrics = {
+      "MSE",      "SMAPE", "ActivationSparsity", "ActivationSparsityByLayer", "SynapticOperations",
+      "DenseMACs"};
   CHECK(run(mlp, kLazy, 4).values == run(mlp, c10::kCPU, 4).values);
 
   Setup conv;  // convolutions: the counting convolution runs on the device in float64
@@ -141,8 +147,9 @@ TEST_CASE("conventional networks give the CPU's numbers on a device, bit for bit
   conv.data = (torch::rand({10, 1, 4, 4}) > 0.5).to(torch::kFloat);
   const neurobench::Results spikes = run(conv, kLazy, 4);
   CHECK(spikes.values == run(conv, c10::kCPU, 4).values);
-  CHECK(spikes.values["SynapticOperations"][neurobench::metrics::keys::kEffectiveACs]
-            .get<double>() > 0);
+  CHECK(
+      spikes.values["SynapticOperations"][neurobench::metrics::keys::kEffectiveACs].get<double>() >
+      0);
 }
 
 TEST_CASE("hook metrics read their counts back once per batch, not at each call of a layer",
@@ -205,8 +212,8 @@ TEST_CASE("a run on a device it cannot use is a UsageError before anything runs"
   ro.quiet = true;
   ro.device = neurobench::parse_device("cuda:1");
   REQUIRE_THROWS_AS(bench.run(ro), neurobench::UsageError);
-  REQUIRE_THROWS_WITH(bench.run(ro), Catch::Contains("--device cuda:1") &&
-                                         Catch::Contains("built without CUDA"));
+  REQUIRE_THROWS_WITH(bench.run(ro),
+                      Catch::Contains("--device cuda:1") && Catch::Contains("built without CUDA"));
   CHECK(model->device().is_cpu());  // not moved
 }
 
@@ -279,9 +286,10 @@ TEST_CASE("a model with tensor constants in its graphs moves only by loading its
   REQUIRE_THROWS_WITH(wrapped.to(kLazy), Catch::Contains("tensor constants"));
 }
 
-TEST_CASE("the built-in pre-processors give the CPU's output for a batch on a device, on that "
-          "device",
-          "[device]") {
+TEST_CASE(
+    "the built-in pre-processors give the CPU's output for a batch on a device, on that "
+    "device",
+    "[device]") {
   neurobench::check_device(kLazy);
   torch::manual_seed(3);
   const neurobench::Batch audio{torch::randn({2, 16000, 1}) * 0.1, torch::zeros({2}), {}};
@@ -332,8 +340,8 @@ TEST_CASE("SynapticOperations counts recurrent cells on a device as on the CPU",
     const char* op;
     int64_t gates;
   };
-  for (const Cell& cell : {Cell{"aten::rnn_tanh_cell", 1}, Cell{"aten::gru_cell", 3},
-                           Cell{"aten::lstm_cell", 4}}) {
+  for (const Cell& cell :
+       {Cell{"aten::rnn_tanh_cell", 1}, Cell{"aten::gru_cell", 3}, Cell{"aten::lstm_cell", 4}}) {
     INFO(cell.op);
     const int64_t hidden = 5;
     const torch::Tensor x = (torch::rand({3, 4}) > 0.5).to(torch::kFloat);  // spikes
@@ -349,7 +357,7 @@ TEST_CASE("SynapticOperations counts recurrent cells on a device as on the CPU",
       const c10::IValue state = std::string(cell.op) == "aten::lstm_cell"
                                     ? c10::IValue(std::vector<torch::Tensor>{h.to(d), c.to(d)})
                                     : c10::IValue(h.to(d));
-      const std::vector<c10::IValue> args = {x.to(d),     state,       w_ih.to(d),
+      const std::vector<c10::IValue> args = {x.to(d),    state,      w_ih.to(d),
                                              w_hh.to(d), b_ih.to(d), b_hh.to(d)};
       neurobench::metrics::SynapticOperations m;
       m.reset();

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <neurobench/device.hpp>
 
-#include <catch2/catch.hpp>
 #include <torch/cuda.h>
+#include <catch2/catch.hpp>
 
 #include <neurobench/components.hpp>
 #include <neurobench/errors.hpp>
@@ -36,9 +36,8 @@ TEST_CASE("parse_device refuses anything else with a UsageError quoting the text
         "cuda:99999999999999999999", "cuda:+1", "cuda: 1", "mps", "cuda0"}) {
     INFO("'" << text << "'");
     REQUIRE_THROWS_AS(parse_device(text), neurobench::UsageError);
-    REQUIRE_THROWS_WITH(parse_device(text),
-                        Catch::Contains(std::string("'") + text + "'") &&
-                            Catch::Contains("expected cpu, cuda, cuda:N"));
+    REQUIRE_THROWS_WITH(parse_device(text), Catch::Contains(std::string("'") + text + "'") &&
+                                                Catch::Contains("expected cpu, cuda, cuda:N"));
   }
 }
 

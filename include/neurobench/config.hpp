@@ -76,7 +76,7 @@ struct BenchmarkConfig {
   /// Where the model runs: `cpu`, `cuda`, `cuda:N` or `lazy` (parse_device(); RunOptions::device).
   /// In a sharded run, `cuda` is each rank's `cuda:LOCAL_RANK`.
   std::string device = "cpu";
-  bool tf32 = false;  ///< CUDA runs: allow TF32 (RunOptions::tf32).
+  bool tf32 = false;               ///< CUDA runs: allow TF32 (RunOptions::tf32).
   OutputFiles outputs;             ///< Results files to write.
 
   /// Throws UsageError naming the field when a number is out of its range (number_range()),

@@ -74,9 +74,9 @@ struct GpuInfo {
   int64_t memory_bytes = 0;        ///< Its memory (the `cuda` component).
   std::string compute_capability;  ///< `9.0` (the `cuda` component).
   std::string driver;              ///< The NVIDIA driver's version, `580.95.05` (from NVML).
-  std::string cuda_driver;         ///< The newest CUDA the driver runs, `13.0` (the `cuda` component).
-  std::string cuda_runtime;        ///< The CUDA runtime LibTorch was built with, `12.8`.
-  std::string cudnn;               ///< cuDNN's version, `9.10.2`; empty without cuDNN.
+  std::string cuda_driver;   ///< The newest CUDA the driver runs, `13.0` (the `cuda` component).
+  std::string cuda_runtime;  ///< The CUDA runtime LibTorch was built with, `12.8`.
+  std::string cudnn;         ///< cuDNN's version, `9.10.2`; empty without cuDNN.
 };
 
 /// The GPU `device` names, when it is a CUDA device: what LibTorch, the `cuda` component and

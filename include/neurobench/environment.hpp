@@ -40,8 +40,8 @@ struct Environment {
   std::string libtorch_build;  ///< What LibTorch was built for: `CPU` or `CUDA 12.8, cuDNN 9.10.2`.
   std::string cxx_standard;    ///< The C++ standard neurobench-cpp was built as: `C++17`, `C++20`.
   std::vector<std::string> components;  ///< The optional components built (components()).
-  std::string device;      ///< Where the model ran: `cpu`, `cuda:0`, `lazy`.
-  std::optional<GpuInfo> gpu;  ///< The GPU, when the model ran on one.
+  std::string device;                   ///< Where the model ran: `cpu`, `cuda:0`, `lazy`.
+  std::optional<GpuInfo> gpu;           ///< The GPU, when the model ran on one.
   /// CUDA runs: whether TF32 was allowed for float32 convolutions and matrix products
   /// (RunOptions::tf32); unset elsewhere.
   std::optional<bool> tf32;

@@ -33,8 +33,8 @@
 #include <neurobench/model/hooks.hpp>
 #include <neurobench/model/model.hpp>
 #include <neurobench/plugins.hpp>
-#include <neurobench/processors/encoders.hpp>
 #include <neurobench/processors/audio.hpp>
+#include <neurobench/processors/encoders.hpp>
 #include <neurobench/processors/processors.hpp>
 #include <neurobench/registry.hpp>
 #include <neurobench/reporters/report.hpp>

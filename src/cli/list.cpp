@@ -85,8 +85,8 @@ void print_dataset_kinds(std::ostream& out) {
 // the devices it can run on here.
 void print_build(std::ostream& out) {
   const Environment e = capture_environment();
-  out << fmt::format("this build: neurobench {}, LibTorch {} ({}), {}\n", e.neurobench,
-                     e.libtorch, e.libtorch_build, e.cxx_standard);
+  out << fmt::format("this build: neurobench {}, LibTorch {} ({}), {}\n", e.neurobench, e.libtorch,
+                     e.libtorch_build, e.cxx_standard);
   out << "components (docs/cmake.md):\n";
   std::size_t width = 0;
   for (const auto& c : components()) width = std::max(width, c.name.size());
@@ -96,8 +96,8 @@ void print_build(std::ostream& out) {
     if (!c.built) out << fmt::format("    needs {}\n", c.needs);
   }
   std::string devices = "cpu, lazy";
-  const auto gpus = e.libtorch_build == "CPU" ? int64_t{0}
-                                              : static_cast<int64_t>(torch::cuda::device_count());
+  const auto gpus =
+      e.libtorch_build == "CPU" ? int64_t{0} : static_cast<int64_t>(torch::cuda::device_count());
   for (int64_t i = 0; i < gpus && i < 128; ++i) {
     const c10::Device gpu(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(i));
     const std::optional<GpuInfo> info = gpu_info(gpu);

@@ -53,8 +53,8 @@ c10::Device parse_device(std::string_view text) {
     const std::string_view digits = text.substr(kCuda.size());
     int index = -1;
     const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
-    const bool decimal = !digits.empty() && digits.find_first_not_of("0123456789") ==
-                                                std::string_view::npos;
+    const bool decimal =
+        !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos;
     if (decimal && error == std::errc() && end == digits.data() + digits.size() && index >= 0 &&
         index <= 127) {  // c10::DeviceIndex is 8 bits
       return c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(index));

@@ -32,9 +32,9 @@ void CountSum::add(const torch::Tensor& n) {
       !(at::isIntegralType(n.scalar_type(), /*includeBool=*/true))) {
     throw UsageError(fmt::format(
         "CountSum::add: a count must be a 0-dim tensor of integers, got {}",
-        n.defined() ? fmt::format("{} of shape {}", c10::toString(n.scalar_type()),
-                                  detail::shape_string(n))
-                    : std::string("an undefined tensor")));
+        n.defined()
+            ? fmt::format("{} of shape {}", c10::toString(n.scalar_type()), detail::shape_string(n))
+            : std::string("an undefined tensor")));
   }
   if (n.device().is_cpu()) {
     host_ += n.item<int64_t>();
@@ -54,8 +54,7 @@ void CountSum::add_nonzeros(const torch::Tensor& t, int64_t times) {
   if (kept_bytes_ > kMaxKeptBytes) count_kept();
 }
 
-void CountSum::add_changes(const torch::Tensor& before, const torch::Tensor& after,
-                           int64_t times) {
+void CountSum::add_changes(const torch::Tensor& before, const torch::Tensor& after, int64_t times) {
   if (before.device().is_cpu() && after.device().is_cpu()) {
     host_ += detail::count_changed(before, after) * times;
     return;

@@ -54,7 +54,7 @@ int64_t count_nonzero(const torch::Tensor& t) {
     if (t.scalar_type() == torch::kDouble) return nonzeros_in(t.data_ptr<double>(), t.numel());
   }
   return t.device().is_cpu() ? t.count_nonzero().item<int64_t>()
-                            : device_nonzeros(t).item<int64_t>();
+                             : device_nonzeros(t).item<int64_t>();
 }
 
 int64_t count_changed(const torch::Tensor& a, const torch::Tensor& b) {
@@ -71,8 +71,7 @@ int64_t count_changed(const torch::Tensor& a, const torch::Tensor& b) {
       return changed_in(a.data_ptr<double>(), b.data_ptr<double>(), a.numel());
     }
   }
-  return (a.device().is_cpu() ? (a - b).count_nonzero() : device_nonzeros(a - b))
-      .item<int64_t>();
+  return (a.device().is_cpu() ? (a - b).count_nonzero() : device_nonzeros(a - b)).item<int64_t>();
 }
 
 bool is_spiking(const torch::Tensor& t) {

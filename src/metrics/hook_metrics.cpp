@@ -11,17 +11,16 @@ namespace neurobench {
 
 int64_t ActivationCall::nonzeros() const {
   if (nonzeros_cache < 0) {
-    nonzeros_cache = output.device().is_cpu() ? detail::count_nonzero(output)
-                                              : nonzero_count().item<int64_t>();
+    nonzeros_cache =
+        output.device().is_cpu() ? detail::count_nonzero(output) : nonzero_count().item<int64_t>();
   }
   return nonzeros_cache;
 }
 
 const torch::Tensor& ActivationCall::nonzero_count() const {
   if (!nonzero_count_cache.defined()) {
-    nonzero_count_cache = output.device().is_cpu()
-                              ? torch::scalar_tensor(nonzeros(), torch::kLong)
-                              : detail::nonzeros(output).device;
+    nonzero_count_cache = output.device().is_cpu() ? torch::scalar_tensor(nonzeros(), torch::kLong)
+                                                   : detail::nonzeros(output).device;
   }
   return nonzero_count_cache;
 }
@@ -42,9 +41,10 @@ void add_output_nonzeros(CountSum& sum, const ActivationCall& call) {
 // The elements of `mem` a call changed, times `times`, into a sum, as add_output_nonzeros().
 void add_mem_changes(CountSum& sum, const ActivationCall& call, int64_t times) {
   if (call.mem_before == nullptr || call.mem_after == nullptr) {
-    throw MetricError(fmt::format("layer '{}' ({}): no membrane potential before and after the "
-                                  "call to compare",
-                                  call.layer, call.type_name));
+    throw MetricError(
+        fmt::format("layer '{}' ({}): no membrane potential before and after the "
+                    "call to compare",
+                    call.layer, call.type_name));
   }
   const torch::Tensor& before = *call.mem_before;
   const torch::Tensor& after = *call.mem_after;

@@ -96,10 +96,10 @@ struct SynapticOperations::State {
   // shape rather than per call, for a network run step by step. Each call's input is kept until
   // then, as NeuroBench's hooks keep them; its dense count is made at once (from shapes).
   struct Kept {
-    std::string op;          // the operator (a convolution's overload)
-    torch::Tensor counts;    // Linear: per input feature (in); conv: the counting kernel
+    std::string op;        // the operator (a convolution's overload)
+    torch::Tensor counts;  // Linear: per input feature (in); conv: the counting kernel
     detail::ConvolutionArgs conv;
-    int64_t spatial = 0;     // conv: spatial dimensions; 0 for Linear
+    int64_t spatial = 0;                // conv: spatial dimensions; 0 for Linear
     std::vector<torch::Tensor> inputs;  // each call's: Linear (rows, in); conv as given
   };
   std::map<std::string, Kept, std::less<>> kept;  // by layer
@@ -198,12 +198,10 @@ Counts SynapticOperations::State::linear_counts(const ConnectionCall& call) {
   if (xc.scalar_type() == torch::kFloat) {
     c.effective.host = linear_effective(xc.data_ptr<float>(), rows, in, per_input, c.spiking.host);
   } else if (xc.scalar_type() == torch::kDouble) {
-    c.effective.host =
-        linear_effective(xc.data_ptr<double>(), rows, in, per_input, c.spiking.host);
+    c.effective.host = linear_effective(xc.data_ptr<double>(), rows, in, per_input, c.spiking.host);
   } else {
     const torch::Tensor xd = xc.to(torch::kDouble).contiguous();
-    c.effective.host =
-        linear_effective(xd.data_ptr<double>(), rows, in, per_input, c.spiking.host);
+    c.effective.host = linear_effective(xd.data_ptr<double>(), rows, in, per_input, c.spiking.host);
   }
   return c;
 }
@@ -295,8 +293,8 @@ Counts SynapticOperations::State::conv_counts(const ConnectionCall& call) {
     c.spiking = detail::spiking(x);
     // Each output element is an exact integer (far below 2^24); sum in double.
     const torch::Tensor binary = (x != 0).to(count_type);
-    c.effective = count_of(counting_conv(call.op, conv_args, binary, cache.count_kernel, spatial)
-                               .sum(torch::kDouble));
+    c.effective = count_of(
+        counting_conv(call.op, conv_args, binary, cache.count_kernel, spatial).sum(torch::kDouble));
   } else {  // at the end of the batch
     keep(call.layer, Kept{std::string(call.op), cache.count_kernel, conv_args, spatial, {}}, x);
   }
@@ -356,9 +354,8 @@ CellOperands cell_operands(const torch::Tensor& w_ih, const torch::Tensor& w_hh,
 // counted where their operands are non-zero), followed literally so the numbers agree:
 // docs/metrics.md lists where it departs from a plain operation count. `w` must be the operands
 // for the same `total`. The count is a 0-dim double tensor where the input is (count_of()).
-torch::Tensor cell_count(const std::string_view op, const torch::Tensor& x,
-                         const torch::Tensor& h, const torch::Tensor& c, const CellOperands& w,
-                         bool total) {
+torch::Tensor cell_count(const std::string_view op, const torch::Tensor& x, const torch::Tensor& h,
+                         const torch::Tensor& c, const CellOperands& w, bool total) {
   // Inputs: the input and (RNN, GRU) the hidden state become ones in the dense count; an LSTM's
   // (h, c) pair is only binarised (the reference's nested-tuple handling).
   const bool lstm = op == "aten::lstm_cell";
@@ -623,7 +620,7 @@ void SynapticOperations::State::count_kept() {
       // (calls, ...): one call is a view of its input, more are joined (one copy).
       const torch::Tensor stacked =
           inputs.size() == 1 ? inputs.front().unsqueeze(0) : torch::stack(inputs);
-      torch::Tensor per_call;                              // (calls): effective counts
+      torch::Tensor per_call;  // (calls): effective counts
       if (k.spatial == 0) {
         per_call = (stacked.ne(0) * k.counts).sum({1, 2}, false, torch::kLong);
       } else {

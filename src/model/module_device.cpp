@@ -3,9 +3,9 @@
 
 #include <functional>
 #include <optional>
-#include <vector>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 namespace neurobench::detail {
 

@@ -74,8 +74,8 @@ Batch to_device(Batch batch, const c10::Device& device, std::size_t b) {
     if (batch.data.defined()) batch.data = batch.data.to(device);
     if (batch.targets.defined()) batch.targets = batch.targets.to(device);
   } catch (const c10::Error& e) {
-    throw InputError(fmt::format("moving batch {} to {} failed: {}", b, device_text(device),
-                                 what_of(e)));
+    throw InputError(
+        fmt::format("moving batch {} to {} failed: {}", b, device_text(device), what_of(e)));
   }
   return batch;
 }

@@ -20,7 +20,7 @@ class Tf32Scope {
 
  private:
   bool active_ = false;
-  bool cudnn_ = false;   // the settings before
+  bool cudnn_ = false;  // the settings before
   bool cublas_ = false;
 };
 

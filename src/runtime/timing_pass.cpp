@@ -107,8 +107,8 @@ void startup_runs(const PassInput& in, const DataLoader& batches, const TimingOp
         shard_of(static_cast<std::size_t>(in.loader.dataset().size() / t.batch_size), in.shard,
                  in.shards)
             .first;
-    Batch first = pre_process(
-        in.pre, to_device(batches.batch(first_batch), in.device, first_batch), first_batch);
+    Batch first = pre_process(in.pre, to_device(batches.batch(first_batch), in.device, first_batch),
+                              first_batch);
     // max_time_s bounds the loads as it bounds the timed runs; one load is always made.
     const auto start = Clock::now();
     for (int64_t k = 0; k < o.startup_runs; ++k) {

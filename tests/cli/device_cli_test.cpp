@@ -32,8 +32,7 @@ TEST_CASE("run --device lazy writes the CPU's numbers and says where the model r
           "[cli][device]") {
   neurobench::test::TempDir dir;
   const auto cpu = run_cli(classifier_args() + " --json " + q(dir / "cpu.json"));
-  const auto lazy =
-      run_cli(classifier_args() + " --device lazy --json " + q(dir / "lazy.json"));
+  const auto lazy = run_cli(classifier_args() + " --device lazy --json " + q(dir / "lazy.json"));
   INFO(cpu.err << lazy.err);
   REQUIRE(cpu.status == 0);
   REQUIRE(lazy.status == 0);
@@ -58,13 +57,13 @@ TEST_CASE("run --device in a config, and the flag over it", "[cli][device]") {
   const auto from_config = run_cli("run " + q(dir / "bench.json") + " --json " + q(dir / "a.json"));
   INFO(from_config.err);
   REQUIRE(from_config.status == 0);
-  CHECK(nlohmann::json::parse(neurobench::test::read_file(dir / "a.json"))["_environment"]
-                                                                           ["device"] == "lazy");
+  CHECK(nlohmann::json::parse(
+            neurobench::test::read_file(dir / "a.json"))["_environment"]["device"] == "lazy");
   const auto flag =
       run_cli("run " + q(dir / "bench.json") + " --device cpu --json " + q(dir / "b.json"));
   REQUIRE(flag.status == 0);
-  CHECK(nlohmann::json::parse(neurobench::test::read_file(dir / "b.json"))["_environment"]
-                                                                           ["device"] == "cpu");
+  CHECK(nlohmann::json::parse(
+            neurobench::test::read_file(dir / "b.json"))["_environment"]["device"] == "cpu");
 }
 
 TEST_CASE("run --device with a device that is not one exits 2 naming the flag", "[cli][device]") {
@@ -117,8 +116,8 @@ TEST_CASE("neurobench list says what this build has: LibTorch, components and de
   REQUIRE(r.status == 0);
   CHECK_THAT(r.out, Catch::Contains("this build: neurobench") &&
                         Catch::Contains(neurobench::libtorch_build()) &&
-                        Catch::Contains("components (docs/cmake.md):") &&
-                        Catch::Contains("hdf5") && Catch::Contains("sndfile") &&
-                        Catch::Contains("distributed") && Catch::Contains("cuda") &&
+                        Catch::Contains("components (docs/cmake.md):") && Catch::Contains("hdf5") &&
+                        Catch::Contains("sndfile") && Catch::Contains("distributed") &&
+                        Catch::Contains("cuda") &&
                         Catch::Contains("devices here (--device): cpu, lazy"));
 }

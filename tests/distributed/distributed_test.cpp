@@ -353,9 +353,9 @@ TEST_CASE(
   neurobench::metrics::NeuronOperations neurons;
   neurons.reset();
   // The effective count is a whole number of operations, counted as an integer.
-  REQUIRE_THROWS_WITH(neurons.merge_state(Json{{"effective", "x"}}),
-                      Catch::Contains("NeuronOperations") &&
-                          Catch::Contains("no integer 'effective'"));
+  REQUIRE_THROWS_WITH(
+      neurons.merge_state(Json{{"effective", "x"}}),
+      Catch::Contains("NeuronOperations") && Catch::Contains("no integer 'effective'"));
   REQUIRE_THROWS_WITH(neurons.merge_state(Json{{"effective", 4}, {"dense", "x"}}),
                       Catch::Contains("NeuronOperations") && Catch::Contains("no number 'dense'"));
   neurobench::metrics::R2 r2;

@@ -52,9 +52,10 @@ TEST_CASE("a CountSum refuses a count that is not a 0-dim tensor of integers",
   CHECK(sum.value() == 0);  // nothing was added
 }
 
-TEST_CASE("ActivationCall counts the non-zero outputs once, as a number or a tensor where the "
-          "output is",
-          "[metrics][count_sum]") {
+TEST_CASE(
+    "ActivationCall counts the non-zero outputs once, as a number or a tensor where the "
+    "output is",
+    "[metrics][count_sum]") {
   const torch::Tensor output = torch::tensor({0.0F, 2.0F, 0.0F, -1.0F});
   neurobench::ActivationCall call{"relu", "ReLU", output, false, nullptr, nullptr, {}, {}};
   CHECK(call.nonzeros() == 2);
@@ -65,8 +66,8 @@ TEST_CASE("ActivationCall counts the non-zero outputs once, as a number or a ten
   neurobench::check_device(lazy);
   c10::InferenceMode guard;
   const torch::Tensor on_device = output.to(lazy);
-  neurobench::ActivationCall device_call{"relu", "ReLU", on_device, false, nullptr, nullptr, {},
-                                         {}};
+  neurobench::ActivationCall device_call{"relu",  "ReLU",  on_device, false,
+                                         nullptr, nullptr, {},        {}};
   CHECK(device_call.nonzero_count().device() == lazy);
   CHECK(&device_call.nonzero_count() == &device_call.nonzero_count());  // counted once
   CHECK(device_call.nonzeros() == 2);
@@ -80,7 +81,7 @@ TEST_CASE("a CountSum counts non-zeros and changes at once on the CPU, later on 
   CountSum cpu;
   cpu.add_nonzeros(spikes);
   cpu.add_nonzeros(spikes, 4);
-  cpu.add_changes(before, after);     // 1 -> 1.5, and NaN counts
+  cpu.add_changes(before, after);  // 1 -> 1.5, and NaN counts
   cpu.add_changes(before, after, 6);
   CHECK(cpu.value() == 3 + 12 + 2 + 12);
   REQUIRE_THROWS_AS(cpu.add_changes(before, torch::zeros({3})), neurobench::MetricError);

@@ -288,7 +288,7 @@ class PeakMemory final : public AccumulatedMetric {
   int64_t start_rss_ = 0;
   int64_t footprint_ = -1;
   bool since_process_start_ = false;
-  c10::Device device_ = c10::kCPU;  // where the batches ran (a GPU's memory is reported too)
+  c10::Device device_ = c10::kCPU;       // where the batches ran (a GPU's memory is reported too)
   [[nodiscard]] Json own_value() const;  // this process's figures
   Json largest_merged_;  // the merged shard with the largest peak, if larger than this one's
 };
