@@ -4,6 +4,7 @@
 // has CUDA (CMakeLists.txt); cuda_absent.cpp stands in elsewhere.
 #include "device/cuda.hpp"
 
+#include <ATen/ATen.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <cuda_runtime_api.h>
@@ -17,9 +18,18 @@ namespace {
 // from 1.13 on, whichever namespace holds StatType in that version.
 constexpr std::size_t kAllPools = 0;
 
+// The caching allocator is set up by CUDA's lazy initialisation, on the first CUDA tensor; its
+// statistics calls refuse a device before that ("Invalid device argument"), as when a model
+// without parameters runs. An empty tensor initialises CUDA and allocates nothing.
+void initialise_cuda(int index) {
+  (void)at::empty({0}, at::TensorOptions().device(
+                           c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(index))));
+}
+
 }  // namespace
 
 std::optional<DeviceMemory> cuda_memory(int index) {
+  initialise_cuda(index);
   const auto stats =
       c10::cuda::CUDACachingAllocator::getDeviceStats(static_cast<c10::DeviceIndex>(index));
   DeviceMemory m;
@@ -31,6 +41,7 @@ std::optional<DeviceMemory> cuda_memory(int index) {
 }
 
 void reset_cuda_peak_memory(int index) {
+  initialise_cuda(index);
   c10::cuda::CUDACachingAllocator::resetPeakStats(static_cast<c10::DeviceIndex>(index));
 }
 
