@@ -29,7 +29,9 @@ Fn symbol(void* library, const char* name) {
 
 }  // namespace
 
-std::string nvidia_driver_version() {
+namespace {
+
+std::string read_driver_version() {
   void* library = nvml_library();
   if (library == nullptr) return {};
   const auto init = symbol<InitFn>(library, "nvmlInit_v2");
@@ -40,6 +42,15 @@ std::string nvidia_driver_version() {
   const bool ok = version(text, sizeof text - 1) == 0;
   (void)shutdown();
   return ok ? std::string(text) : std::string();
+}
+
+}  // namespace
+
+// Read once per process: NVML's start-up takes milliseconds, and every run's environment asks
+// (a driver does not change under a running process).
+std::string nvidia_driver_version() {
+  static const std::string version = read_driver_version();
+  return version;
 }
 
 }  // namespace neurobench::detail
