@@ -17,13 +17,14 @@
 #include <neurobench/reporters/run_results.hpp>
 
 #include "cli/commands.hpp"
+#include "io/input_file.hpp"
+#include "suite/folder_lock.hpp"
 #include "suite/process.hpp"
 #include "suite/run_key.hpp"
 #include "suite/scheduler.hpp"
 #include "suite/suite_file.hpp"
 #include "suite/summary.hpp"
 #include "util/json_input.hpp"
-#include "io/input_file.hpp"
 
 namespace neurobench::cli {
 
@@ -35,13 +36,15 @@ CLI::App* add_suite_command(CLI::App& app, SuiteArgs& a) {
       "Run a suite of benchmarks (models x data sets x settings x repeats), each run in its own "
       "process, resumable, with a summary of the repeats against a baseline (docs/suites.md)");
   suite->add_option("suite", a.file, "the suite file (JSON)")->required();
-  suite->add_option("--jobs,-j", a.jobs,
-                    "runs at once (default: the suite's 'jobs', else 1); runs with timing "
-                    "metrics always run alone")
+  suite
+      ->add_option("--jobs,-j", a.jobs,
+                   "runs at once (default: the suite's 'jobs', else 1); runs with timing "
+                   "metrics always run alone")
       ->check(CLI::Range(1, suite::kMaxJobs));
-  suite->add_option("--timeout", a.timeout_seconds,
-                    "seconds a run may take before it is stopped (SIGTERM, then SIGKILL); "
-                    "overrides the suite's 'timeout_seconds'; 0: no limit")
+  suite
+      ->add_option("--timeout", a.timeout_seconds,
+                   "seconds a run may take before it is stopped (SIGTERM, then SIGKILL); "
+                   "overrides the suite's 'timeout_seconds'; 0: no limit")
       ->check(CLI::Range(0.0, suite::kMaxTimeoutSeconds));
   suite->add_option("--out,-o", a.out,
                     "the folder for the results (default: SUITE-results beside the current "
@@ -169,12 +172,18 @@ int suite_command(const SuiteArgs& args, const CLI::App& command, std::ostream& 
   const int jobs = given("--jobs") ? args.jobs : s.jobs;
   std::optional<double> timeout = s.timeout_seconds;
   if (given("--timeout")) {
-    timeout = args.timeout_seconds > 0 ? std::optional<double>(args.timeout_seconds)
-                                       : std::nullopt;
+    timeout = args.timeout_seconds > 0 ? std::optional<double>(args.timeout_seconds) : std::nullopt;
   }
   const fs::path out_dir =
       args.out.empty() ? fs::path(s.file.stem().string() + "-results") : fs::path(args.out);
   std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) {
+    throw InputError(fmt::format("--out {}: cannot create it: {}", out_dir.string(), ec.message()));
+  }
+  // Held for the suite's life: a second suite on the same folder would remove this one's
+  // fresh results before each of its own runs, and run every run twice.
+  const suite::FolderLock lock(out_dir);
   for (const auto& g : s.groups) {
     fs::create_directories(out_dir / "runs" / g.id, ec);
     if (ec) {
@@ -208,13 +217,13 @@ int suite_command(const SuiteArgs& args, const CLI::App& command, std::ostream& 
   for (std::size_t i = 0; i < plan.size(); ++i) {
     if (!plan[i].done) to_run.push_back(i);
   }
-  out << fmt::format("suite {}: {} group{} x {} repeat{} = {} runs ({} done), {} job{} at once, "
-                     "timeout {}; results in {}\n",
-                     s.name, s.groups.size(), s.groups.size() == 1 ? "" : "s", s.repeats,
-                     s.repeats == 1 ? "" : "s", plan.size(), plan.size() - to_run.size(), jobs,
-                     jobs == 1 ? "" : "s",
-                     timeout ? fmt::format("{:g} s", *timeout) : std::string("none"),
-                     out_dir.string());
+  out << fmt::format(
+      "suite {}: {} group{} x {} repeat{} = {} runs ({} done), {} job{} at once, "
+      "timeout {}; results in {}\n",
+      s.name, s.groups.size(), s.groups.size() == 1 ? "" : "s", s.repeats,
+      s.repeats == 1 ? "" : "s", plan.size(), plan.size() - to_run.size(), jobs,
+      jobs == 1 ? "" : "s", timeout ? fmt::format("{:g} s", *timeout) : std::string("none"),
+      out_dir.string());
   for (std::size_t i = 0; i < plan.size(); ++i) {
     if (plan[i].done) {
       out << fmt::format("  {}/rep-{}: skipped (done)\n", s.groups[plan[i].group].id,
@@ -312,7 +321,9 @@ int suite_command(const SuiteArgs& args, const CLI::App& command, std::ostream& 
     sr.repeat = run.repeat;
     sr.record = read_record(run.record);
     if (!sr.record.is_object()) {
-      sr.record = Json{{"group", sr.group}, {"repeat", run.repeat}, {"status", "missing"},
+      sr.record = Json{{"group", sr.group},
+                       {"repeat", run.repeat},
+                       {"status", "missing"},
                        {"cause", "no record of this run"}};
     }
     const std::string status = sr.record.value("status", "");
@@ -337,9 +348,8 @@ int suite_command(const SuiteArgs& args, const CLI::App& command, std::ostream& 
   if (!html.empty()) files.push_back({out_dir / "summary.html", html});
   write_output_files(files);
   for (const Json& g : summary["groups"]) {
-    out << fmt::format("{}: {} of {} runs ok{}\n", g["id"].get<std::string>(),
-                       g["ok"].get<int>(), g["runs"].get<int>(),
-                       g["baseline"].get<bool>() ? " (baseline)" : "");
+    out << fmt::format("{}: {} of {} runs ok{}\n", g["id"].get<std::string>(), g["ok"].get<int>(),
+                       g["runs"].get<int>(), g["baseline"].get<bool>() ? " (baseline)" : "");
   }
   out << fmt::format("wrote {}, summary.md{}\n", (out_dir / "summary.json").string(),
                      html.empty() ? "" : ", summary.html");

@@ -290,3 +290,31 @@ TEST_CASE("a bad suite file exits 2 naming the file and the key", "[cli][suite]"
   CHECK(missing.status == 2);
   CHECK_THAT(missing.err, Catch::Contains("none.json: no such suite file"));
 }
+
+TEST_CASE(
+    "a second suite on a results folder in use exits 2 naming it and the holder, and a "
+    "killed suite leaves no lock behind",
+    "[cli][suite]") {
+  const TempDir dir;
+  const TempDir logs;
+  const fs::path out = dir / "out";
+  write(dir / "slow.json",
+        "{\"models\": {\"slow\": " + endless(fixture("core/classifier.pt")) + "}}");
+  write(dir / "quick.json",
+        "{\"models\": {\"quick\": " + classifier(fixture("core/classifier.pt")) + "}}");
+  BackgroundCli first({"suite", (dir / "slow.json").string(), "--out", out.string()}, logs.path());
+  REQUIRE(first.wait_for_stdout("slow/rep-0: running", 60));
+  const auto second = run_cli("suite " + q(dir / "quick.json") + " --out " + q(out));
+  CHECK(second.status == 2);
+  CHECK_THAT(second.err, Catch::Contains(out.string()) && Catch::Contains("in use") &&
+                             Catch::Contains("process " + std::to_string(first.pid())));
+  CHECK_THAT(second.out, !Catch::Contains("running"));
+  CHECK_FALSE(fs::exists(out / "runs" / "quick"));
+  // SIGKILL gives the suite no chance to clean up; the kernel drops its lock all the same.
+  first.signal(SIGKILL);
+  CHECK(shell_status(first.wait(60)) == 128 + SIGKILL);
+  const auto third = run_cli("suite " + q(dir / "quick.json") + " --out " + q(out));
+  INFO(third.out << third.err);
+  CHECK(third.status == 0);
+  CHECK(read_json(out / "runs/quick/rep-0.run.json")["status"] == "ok");
+}
