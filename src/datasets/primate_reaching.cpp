@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <string>
 #include <utility>
 
 #include <fmt/format.h>
@@ -14,6 +16,7 @@
 
 #include <neurobench/errors.hpp>
 
+#include "io/array_budget.hpp"
 #include "io/hdf5_file.hpp"
 #include "util/progress.hpp"
 #include "util/sha256.hpp"
@@ -25,13 +28,19 @@ namespace {
 // the spike times of a unit, hold a few hundred thousand.
 constexpr std::uint64_t kMaxValues = std::uint64_t{1} << 31;
 
-// NumPy's arange(start, stop, step) for doubles: the length is ceil((stop - start) / step),
-// the second value start + step, and the others start + i * delta with delta the difference of
-// the first two (NumPy's fill), which need not equal step.
-std::vector<double> numpy_arange(double start, double stop, double step) {
+// The length of NumPy's arange(start, stop, step): ceil((stop - start) / step), 0 when not
+// positive; a double, since it may be far more than a vector can hold.
+double arange_length(double start, double stop, double step) {
   const double length = std::ceil((stop - start) / step);
-  if (!(length > 0)) return {};
-  std::vector<double> out(static_cast<std::size_t>(length));
+  return length > 0 ? length : 0;
+}
+
+// NumPy's arange(start, stop, step) for doubles: the second value start + step, and the others
+// start + i * delta with delta the difference of the first two (NumPy's fill), which need not
+// equal step. `length` is arange_length()'s, already checked to fit in memory.
+std::vector<double> numpy_arange(double start, double step, std::size_t length) {
+  if (length == 0) return {};
+  std::vector<double> out(length);
   out[0] = start;
   if (out.size() == 1) return out;
   out[1] = start + step;
@@ -129,12 +138,14 @@ void PrimateReachingOptions::validate() const {
   if (biological_delay < 0) {
     throw bad(fmt::format("biological_delay = {}: must be 0 or more steps", biological_delay));
   }
-  if (!(stride >= PrimateReaching::kSamplingRate) || !std::isfinite(stride)) {
-    throw bad(fmt::format("stride = {}: must be at least 0.004 s (the sampling interval)", stride));
-  }
-  if (!(bin_width >= PrimateReaching::kSamplingRate) || !std::isfinite(bin_width)) {
-    throw bad(
-        fmt::format("bin_width = {}: must be at least 0.004 s (the sampling interval)", bin_width));
+  for (const auto& [name, seconds] :
+       {std::pair{"stride", stride}, std::pair{"bin_width", bin_width}}) {
+    if (!(seconds >= PrimateReaching::kSamplingRate && seconds <= kMaxSeconds)) {
+      throw bad(
+          fmt::format("{} = {}: must be at least 0.004 s (the sampling interval) and at "
+                      "most {:g} s",
+                      name, seconds, kMaxSeconds));
+    }
   }
   if (max_segment_length < 0) {
     throw bad(fmt::format("max_segment_length = {}: must be 0 or more", max_segment_length));
@@ -169,9 +180,23 @@ PrimateReaching::PrimateReaching(const std::filesystem::path& path, PrimateReach
 
   // The spike train: a 1 at the step after each non-empty histogram bin, as NeuroBench marks
   // a bin's upper edge; the units of a channel merged (its bitwise_or over units).
+  // The spike trains take a byte per 4 ms step and channel: checked against the budget before
+  // anything is allocated, as the span of 't' and bin_width decide their length.
+  const double start = t.front() - options_.bin_width;
+  const double length = arange_length(start, t.back(), kSamplingRate);
+  const std::string binning = fmt::format(
+      "{}: the spike trains of {} channels over dataset 't' ({:g} s to {:g} s) and a bin_width of "
+      "{:g} "
+      "s, at 0.004 s steps",
+      path.string(), channels_, t.front(), t.back(), options_.bin_width);
+  constexpr double kMaxBytes = 1.8e19;  // below 2^64: a byte count that converts exactly enough
+  const double bytes = length * static_cast<double>(std::max<int64_t>(channels_, 1));
+  detail::check_array_bytes(bytes < kMaxBytes ? static_cast<std::uint64_t>(bytes)
+                                              : std::numeric_limits<std::uint64_t>::max(),
+                            options_.max_array_bytes, detail::available_memory(), binning);
   ratio_ = static_cast<int64_t>(std::nearbyint(options_.bin_width / kSamplingRate));
   const std::vector<double> edges =
-      numpy_arange(t.front() - options_.bin_width, t.back(), kSamplingRate);
+      numpy_arange(start, kSamplingRate, static_cast<std::size_t>(length));
   if (edges.size() < 2 || static_cast<int64_t>(edges.size()) < ratio_) {
     throw InputError(
         fmt::format("{}: dataset 't' spans {} s, too short for a binning window of {} s",
@@ -221,7 +246,10 @@ PrimateReaching::PrimateReaching(const std::filesystem::path& path, PrimateReach
       static_cast<int64_t>(std::floor(options_.train_ratio * static_cast<double>(sub_length)));
   const int64_t val_len = (sub_length - train_len) / 2;
   const int64_t reach = (options_.num_steps - 1) * ratio_;
-  for (int64_t chunk = 0; chunk < options_.split_num; ++chunk) {
+  // More chunks than segments leaves every chunk empty, and every subset, as in NeuroBench:
+  // nothing to loop over (10^18 chunks once did, for ever).
+  const int64_t chunks = sub_length > 0 ? options_.split_num : 0;
+  for (int64_t chunk = 0; chunk < chunks; ++chunk) {
     for (int64_t i = 0; i < sub_length; ++i) {
       if (i >= total || !valid[static_cast<std::size_t>(i)]) continue;
       const PrimateReachingSubset owner = i < train_len ? PrimateReachingSubset::Train

@@ -50,13 +50,14 @@ DatasetKind primate_reaching_kind() {
       dataset_option("biological_delay", "integer", defaults.biological_delay,
                      "steps of 4 ms the velocity lags the spikes by"),
       dataset_option("stride", "number", defaults.stride,
-                     "seconds between a segment's samples (at least 0.004)"),
+                     "seconds between a segment's samples (0.004 to 1e9)"),
       dataset_option("bin_width", "number", defaults.bin_width,
-                     "seconds of spikes one window counts (at least 0.004)"),
+                     "seconds of spikes one window counts (0.004 to 1e9)"),
       dataset_option("max_segment_length", "integer", defaults.max_segment_length,
                      "steps; with remove_segments_inactive, longer segments are dropped"),
       dataset_option("split_num", "integer", defaults.split_num,
-                     "chunks the segments are cut into, each split into train, val, test"),
+                     "chunks the segments are cut into, each split into train, val, test; more "
+                     "than the segments leave none"),
       dataset_option("remove_segments_inactive", "boolean", defaults.remove_segments_inactive,
                      "drop segments of max_segment_length steps or more (inactivity)"),
   };
@@ -68,6 +69,7 @@ DatasetKind primate_reaching_kind() {
                  const DatasetOpenOptions& open) -> std::shared_ptr<Dataset> {
     datasets::PrimateReachingOptions o = primate_reaching_options(options);
     o.quiet = open.quiet;
+    o.max_array_bytes = open.max_array_bytes;
     return std::make_shared<datasets::PrimateReaching>(
         path, datasets::primate_reaching_subset(options.at("subset").get<std::string>()), o);
   };

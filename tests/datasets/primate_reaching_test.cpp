@@ -5,11 +5,13 @@
 // ctest case primate_reaching_vs_neurobench (tests/datasets/check_primate_reaching.py).
 #include <neurobench/datasets/primate_reaching.hpp>
 
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <neurobench/datasets/kinds.hpp>
 #include <neurobench/errors.hpp>
 
+#include "io/hdf5_file.hpp"
 #include "support.hpp"
 
 using neurobench::InputError;
@@ -36,6 +38,35 @@ std::string open_error(const std::filesystem::path& path) {
   try {
     PrimateReaching d(path, PrimateReachingSubset::Test, quiet());
   } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// A copy of small.mat in `dir` whose 't' runs evenly from 0 to `stop` seconds, the rest as it
+// was: the values of 't' are found among the file's bytes (a contiguous dataset) and rewritten.
+std::filesystem::path with_time_span(const TempDir& dir, double stop) {
+  std::string bytes = neurobench::test::read_file(session("small.mat"));
+  const std::vector<double> t =
+      neurobench::detail::Hdf5File(session("small.mat")).read_doubles("t", 1 << 20).values;
+  const std::string old(reinterpret_cast<const char*>(t.data()), t.size() * sizeof(double));
+  const std::size_t at = bytes.find(old);
+  REQUIRE(at != std::string::npos);
+  std::vector<double> spread(t.size());
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    spread[i] = stop * static_cast<double>(i) / static_cast<double>(t.size() - 1);
+  }
+  bytes.replace(at, old.size(), reinterpret_cast<const char*>(spread.data()), old.size());
+  const std::filesystem::path out = dir / "long.mat";
+  std::ofstream(out, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return out;
+}
+
+std::string open_error(const std::filesystem::path& path, const PrimateReachingOptions& options) {
+  try {
+    PrimateReaching d(path, PrimateReachingSubset::Test, options);
+  } catch (const std::exception& e) {
     return e.what();
   }
   return "no error";
@@ -178,6 +209,56 @@ TEST_CASE("options NeuroBench asserts on are UsageErrors naming the field",
   CHECK_NOTHROW(quiet().validate());
 }
 
+TEST_CASE("spike trains too long for memory are refused naming the file before allocating",
+          "[datasets][primate_reaching]") {
+  TempDir dir;
+  // Over 2^64 steps of 4 ms (a cast to size_t once gave 0 and a write into an empty vector).
+  const std::filesystem::path huge = with_time_span(dir, 1e17);
+  CHECK_THROWS_AS(PrimateReaching(huge, PrimateReachingSubset::Test, quiet()), InputError);
+  std::string message = open_error(huge, quiet());
+  CHECK_THAT(message, Catch::StartsWith(huge.string() + ": the spike trains of 4 channels over "
+                                                        "dataset 't' (0 s to 1e+17 s)"));
+  CHECK_THAT(message, Catch::Contains("nothing of it was read"));
+  // 2.5e11 steps: within size_t, far beyond the budget, which the message names.
+  PrimateReachingOptions small_budget = quiet();
+  small_budget.max_array_bytes = 1 << 20;
+  message = open_error(with_time_span(dir, 1e9), small_budget);
+  CHECK_THAT(message, Catch::Contains("(0 s to 1e+09 s)"));
+  CHECK_THAT(message, Catch::Contains("max_array_bytes"));
+  // The same from bin_width, on the small session.
+  PrimateReachingOptions wide = quiet();
+  wide.bin_width = 1e9;
+  message = open_error(session("small.mat"), wide);
+  CHECK_THAT(message, Catch::StartsWith(session("small.mat").string() + ": the spike trains"));
+  CHECK_THAT(message, Catch::Contains("a bin_width of 1e+09 s"));
+}
+
+TEST_CASE("stride and bin_width too large are UsageErrors naming them, split_num gives none",
+          "[datasets][primate_reaching]") {
+  for (const double seconds : {1e17, 1e300}) {
+    PrimateReachingOptions o = quiet();
+    o.stride = seconds;
+    CHECK_THROWS_WITH(o.validate(), fmt::format("Primate Reaching option stride = {}: must be at "
+                                                "least 0.004 s (the sampling interval) and at "
+                                                "most 1e+09 s",
+                                                seconds));
+    o = quiet();
+    o.bin_width = seconds;
+    CHECK_THROWS_WITH(o.validate(), Catch::StartsWith(fmt::format(
+                                        "Primate Reaching option bin_width = {}: ", seconds)));
+  }
+  // More chunks than segments: no samples, as in NeuroBench, and at once (a loop over 10^18
+  // chunks once hung).
+  for (const int64_t chunks : {int64_t{9}, int64_t{1000000000000000000}}) {
+    PrimateReachingOptions o = quiet();
+    o.split_num = chunks;
+    CHECK(PrimateReaching(session("small.mat"), PrimateReachingSubset::Train, o).size() == 0);
+  }
+  PrimateReachingOptions eight = quiet();
+  eight.split_num = 8;
+  CHECK(PrimateReaching(session("small.mat"), PrimateReachingSubset::Test, eight).size() > 0);
+}
+
 TEST_CASE("subset names are NeuroBench's, an unknown one is a UsageError listing them",
           "[datasets][primate_reaching]") {
   using neurobench::datasets::primate_reaching_subset;
@@ -214,4 +295,18 @@ TEST_CASE("the primate-reaching kind opens a session with its options",
   spec.options = neurobench::Json::object();
   CHECK_THROWS_WITH(neurobench::dataset_kinds().check(spec),
                     Catch::StartsWith("data set 'primate-reaching' needs option 'subset'"));
+  // Integer options beyond int64 are quoted as given, not as the wrapped-around value.
+  for (const char* name : {"num_steps", "split_num", "biological_delay", "max_segment_length"}) {
+    for (const neurobench::Json& value :
+         {neurobench::Json(1e30), neurobench::Json(1e19), neurobench::Json(-1e19),
+          neurobench::Json(std::uint64_t{10000000000000000000u})}) {
+      spec.options = {{"subset", "test"}, {name, value}};
+      INFO(name << " = " << value.dump());
+      CHECK_THROWS_AS(neurobench::dataset_kinds().check(spec), UsageError);
+      CHECK_THROWS_WITH(neurobench::dataset_kinds().check(spec),
+                        fmt::format("data set 'primate-reaching': option '{}' = {} is out of "
+                                    "range (an integer from -2^63 to 2^63 - 1)",
+                                    name, value.dump()));
+    }
+  }
 }

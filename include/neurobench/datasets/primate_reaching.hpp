@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include <neurobench/data/dataset.hpp>
+#include <neurobench/data/dataset.hpp>  // with kDefaultMaxArrayBytes (io/npz.hpp)
 
 namespace neurobench::datasets {
 
@@ -49,9 +49,16 @@ struct PrimateReachingOptions {
   int64_t split_num = 1;                  ///< Chunks the segments are split into, each split alike.
   bool remove_segments_inactive = false;  ///< Drop segments of max_segment_length or more.
   bool quiet = false;                     ///< No progress bar on stderr while the file is read.
+  /// The most bytes the spike trains (a byte per 4 ms step and channel) may take
+  /// (`--max-array-bytes`); they are checked against it and the memory available before any
+  /// is allocated.
+  std::uint64_t max_array_bytes = kDefaultMaxArrayBytes;
 
-  /// Checks the values as NeuroBench's assertions do (and split_num >= 1). Throws UsageError
-  /// naming the field and its value.
+  /// The longest `stride` or `bin_width`, in seconds (about 31 years): longer ones are refused.
+  static constexpr double kMaxSeconds = 1e9;
+
+  /// Checks the values as NeuroBench's assertions do (and split_num >= 1; stride and bin_width
+  /// at most kMaxSeconds). Throws UsageError naming the field and its value.
   void validate() const;
 };
 
