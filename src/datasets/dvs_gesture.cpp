@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <system_error>
 #include <utility>
 
@@ -183,8 +184,28 @@ std::vector<std::int64_t> as_int64(const torch::Tensor& column) {
   return std::vector<std::int64_t>(v, v + c.numel());
 }
 
+// A floating-point column as NumPy's astype to the event's field would take it: every value a
+// finite number in [lo, hi), else an InputError naming the file, the column and the event (a
+// NaN time once became INT64_MIN and the sample empty frames, silently).
+void check_float_column(const torch::Tensor& column, const char* name, double lo, double hi,
+                        const char* field_type, const fs::path& file) {
+  if (!column.is_floating_point()) return;
+  const torch::Tensor v = column.to(torch::kDouble);
+  const torch::Tensor bad = v.isnan().logical_or(v.lt(lo)).logical_or(v.ge(hi));
+  if (!bad.any().item<bool>()) return;
+  const int64_t i = bad.nonzero()[0][0].item<int64_t>();
+  throw InputError(fmt::format("{}: column '{}' of event {} is {:g}: not a value {} can hold",
+                               file.string(), name, i, v[i].item<double>(), field_type));
+}
+
 events::Events from_columns(const torch::Tensor& x, const torch::Tensor& y, const torch::Tensor& p,
-                            const torch::Tensor& t) {
+                            const torch::Tensor& t, const fs::path& file) {
+  constexpr double kInt64 = 9223372036854775808.0;  // 2^63
+  check_float_column(x, "x", -32768, 32768, "an int16", file);
+  check_float_column(y, "y", -32768, 32768, "an int16", file);
+  check_float_column(p, "p", -std::numeric_limits<double>::max(),
+                     std::numeric_limits<double>::infinity(), "a bool", file);
+  check_float_column(t, "t", -kInt64, kInt64, "an int64 (microseconds)", file);
   events::Events out;
   const std::vector<std::int64_t> xs = as_int64(x);
   const std::vector<std::int64_t> ys = as_int64(y);
@@ -212,7 +233,7 @@ events::Events read_export_npy(const fs::path& file) {
     if (!x.defined() || !y.defined() || !p.defined() || !t.defined()) {
       throw InputError(fmt::format("{}: expected fields x, y, p, t", file.string()));
     }
-    return from_columns(x, y, p, t);
+    return from_columns(x, y, p, t, file);
   }
   const torch::Tensor array = load_npy(file);
   if (array.dim() != 2 || array.size(1) != 4) {
@@ -221,8 +242,10 @@ events::Events read_export_npy(const fs::path& file) {
   }
   const torch::Tensor t_ms = array.select(1, 3);
   const torch::Tensor t_us = t_ms.mul(1000).to(t_ms.scalar_type());
+  check_float_column(array.select(1, 0), "x", -32768, 32768, "an int16", file);
+  check_float_column(array.select(1, 1), "y", -32768, 32768, "an int16", file);
   return from_columns(array.select(1, 0).to(torch::kShort), array.select(1, 1).to(torch::kShort),
-                      array.select(1, 2), t_us);
+                      array.select(1, 2), t_us, file);
 }
 
 }  // namespace
@@ -264,6 +287,12 @@ DvsGesture::DvsGesture(const fs::path& path, DvsGestureSubset subset, DvsGesture
     : subset_(subset), options_(std::move(options)) {
   options_.validate();
   frame_size_ = events::downsampled_size(kSensorSize, options_.spatial_factor);
+  const events::FrameOptions frames = options_.frame_options();
+  if (frames.n_time_bins || frames.n_event_bins) {
+    events::check_frame_memory(
+        static_cast<double>(frames.n_time_bins ? *frames.n_time_bins : *frames.n_event_bins),
+        {frame_size_, frame_size_, 2}, frames);
+  }
   if (release_at(path)) {
     index_release(path);
   } else if (release_at(path / kReleaseInRoot)) {

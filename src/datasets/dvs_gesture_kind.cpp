@@ -65,6 +65,7 @@ DatasetKind dvs_gesture_kind() {
                  const DatasetOpenOptions& open) -> std::shared_ptr<Dataset> {
     datasets::DvsGestureOptions o = dvs_gesture_options(options);
     o.quiet = open.quiet;
+    o.frames.max_bytes = open.max_array_bytes;
     return std::make_shared<datasets::DvsGesture>(
         path, datasets::dvs_gesture_subset(options.at("subset").get<std::string>()), o);
   };

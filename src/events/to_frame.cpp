@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include <neurobench/errors.hpp>
 
 #include "events/columns.hpp"
+#include "io/array_budget.hpp"
 
 namespace neurobench::events {
 namespace {
@@ -94,6 +97,32 @@ Slices event_bins(std::size_t n_events, std::int64_t bins, double overlap) {
   return slices;
 }
 
+// How many frames the slicing makes, as the slicers above count them, in double precision
+// (an option may ask for more than any vector holds): checked before they allocate.
+double planned_frames(const std::vector<std::int64_t>& t, const FrameOptions& o) {
+  if (o.n_time_bins) return static_cast<double>(*o.n_time_bins);
+  if (o.n_event_bins) return static_cast<double>(*o.n_event_bins);
+  if (t.empty()) return 1;
+  const auto round = [&](double v) { return o.include_incomplete ? std::ceil(v) : std::floor(v); };
+  if (o.time_window) {
+    const double stride = *o.time_window - o.overlap;
+    const auto duration = static_cast<double>(t.back() - t.front());
+    return std::max(1.0, round((duration - *o.time_window) / stride) + 1);
+  }
+  const auto n = static_cast<double>(t.size());
+  const double per_frame = std::min(static_cast<double>(*o.event_count), n);
+  return std::max(0.0,
+                  round((n - per_frame) / (static_cast<double>(*o.event_count) - o.overlap)) + 1);
+}
+
+// The option that sets the number of frames, and its value, for messages.
+std::string frame_option(const FrameOptions& o) {
+  if (o.n_time_bins) return fmt::format("n_time_bins = {}", *o.n_time_bins);
+  if (o.n_event_bins) return fmt::format("n_event_bins = {}", *o.n_event_bins);
+  if (o.time_window) return fmt::format("time_window = {:g}", *o.time_window);
+  return fmt::format("event_count = {}", *o.event_count);
+}
+
 int set_count(const FrameOptions& o) {
   return static_cast<int>(o.time_window.has_value()) + static_cast<int>(o.event_count.has_value()) +
          static_cast<int>(o.n_time_bins.has_value()) + static_cast<int>(o.n_event_bins.has_value());
@@ -147,6 +176,20 @@ void FrameOptions::validate() const {
   }
 }
 
+void check_frame_memory(double frames, const SensorSize& sensor, const FrameOptions& options) {
+  // Each frame takes its float32 planes and its slice (two indices).
+  const double bytes =
+      frames * (static_cast<double>(sensor.polarities) * static_cast<double>(sensor.height) *
+                    static_cast<double>(sensor.width) * 4.0 +
+                16.0);
+  neurobench::detail::check_array_bytes(
+      bytes < 1.8e19 ? static_cast<std::uint64_t>(bytes)
+                     : std::numeric_limits<std::uint64_t>::max(),
+      options.max_bytes, neurobench::detail::available_memory(),
+      fmt::format("{}: frame option {} makes {:g} frames of {} x {} x {} float32", kWhat,
+                  frame_option(options), frames, sensor.polarities, sensor.height, sensor.width));
+}
+
 torch::Tensor to_frame(const Events& events, const SensorSize& sensor,
                        const FrameOptions& options) {
   options.validate();
@@ -183,6 +226,7 @@ torch::Tensor to_frame(const Events& events, const SensorSize& sensor,
         fmt::format("{}: a sensor of one polarity, but the events have both polarities", kWhat));
   }
 
+  check_frame_memory(planned_frames(t, options), sensor, options);
   Slices slices;
   if (events.empty()) {
     const std::int64_t frames = options.n_time_bins    ? *options.n_time_bins

@@ -8,6 +8,8 @@
 
 #include <fstream>
 
+#include <limits>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -275,6 +277,58 @@ TEST_CASE("DvsGesture refuses malformed npy files of tonic's export", "[datasets
   write(trial / "11.npy", "");
   REQUIRE_THROWS_WITH(DvsGesture(tmp / "t", DvsGestureSubset::Test, quiet()),
                       Catch::Contains("11.npy: expected a file named by its label"));
+}
+
+TEST_CASE("DvsGesture refuses NaN, infinite and out-of-range values in a float export",
+          "[datasets][dvs]") {
+  TempDir tmp;
+  copy_folder(fixture("dvs_gesture/tonic"), tmp / "t");
+  const fs::path trial = tmp / "t" / "ibmGestureTest" / "user24_natural";
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  struct Case {
+    int column;
+    double value;
+    std::string message;
+  };
+  for (const Case& c : {Case{3, nan, "column 't' of event 1 is nan"},
+                        Case{3, -inf, "column 't' of event 1 is -inf"},
+                        Case{3, 1e17, "column 't' of event 1 is 1e+20"},  // in microseconds
+                        Case{0, nan, "column 'x' of event 1 is nan"},
+                        Case{1, 1e6, "column 'y' of event 1 is 1e+06: not a value an int16 can hold"},
+                        Case{2, inf, "column 'p' of event 1 is inf"}}) {
+    for (const auto dtype : {torch::kFloat64, torch::kFloat32}) {
+      torch::Tensor events =
+          torch::tensor({1.0, 1.0, 0.0, 5.0, 2.0, 2.0, 1.0, 6.0}, dtype).reshape({2, 4});
+      events[1][c.column] = c.value;
+      neurobench::save_npy(trial / "7.npy", events);
+      const DvsGesture d(tmp / "t", DvsGestureSubset::Test, quiet());
+      REQUIRE(d.file(2).filename() == "7.npy");
+      INFO(c.message << ", " << dtype);
+      CHECK_THROWS_AS(d.get({2}), InputError);
+      CHECK_THROWS_WITH(d.get({2}),
+                        Catch::Contains((trial / "7.npy").string()) && Catch::Contains(c.message));
+    }
+  }
+}
+
+TEST_CASE("DvsGesture refuses frame options beyond the memory budget, naming the option",
+          "[datasets][dvs]") {
+  DvsGestureOptions o = quiet();
+  o.frames.n_time_bins = 1000000000;
+  // 10^9 frames of 2 x 32 x 32 float32: refused when the data set is opened, before any sample.
+  CHECK_THROWS_AS(DvsGesture(fixture("dvs_gesture/tonic"), DvsGestureSubset::Test, o), InputError);
+  CHECK_THROWS_WITH(DvsGesture(fixture("dvs_gesture/tonic"), DvsGestureSubset::Test, o),
+                    Catch::StartsWith("to_frame: frame option n_time_bins = 1000000000 makes 1e+09 "
+                                      "frames of 2 x 32 x 32 float32: the array takes"));
+  // A time window of one microsecond over a sample of seconds: found when the sample is framed.
+  o = quiet();
+  o.frames.time_window = 1.0;
+  o.frames.max_bytes = 1 << 20;
+  const DvsGesture d(fixture("dvs_gesture/tonic"), DvsGestureSubset::Test, o);
+  CHECK_THROWS_AS(d.get({0}), InputError);
+  CHECK_THROWS_WITH(d.get({0}), Catch::Contains("frame option time_window = 1 makes") &&
+                                    Catch::Contains("max_array_bytes"));
 }
 
 TEST_CASE("neurobench run --dataset dvs-gesture:PATH --subset test runs NeuroBench's network",

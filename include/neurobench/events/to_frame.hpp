@@ -22,11 +22,21 @@ struct FrameOptions {
   double overlap = 0.0;
   /// With `time_window` or `event_count`: keep the last, incomplete frame.
   bool include_incomplete = false;
+  /// The most bytes the frames of one sample may take (`--max-array-bytes` for data set kinds):
+  /// the frames an option asks for are counted and checked against it and the memory available
+  /// before anything is allocated (InputError naming the option).
+  std::uint64_t max_bytes = std::uint64_t{16} << 30;
 
   /// Throws UsageError naming the field when not exactly one slicing is set, a count or window
   /// is not positive, or the overlap leaves no positive stride.
   void validate() const;
 };
+
+/// Throws InputError, naming the frame option, when `frames` frames of `sensor` (float32) would
+/// take more than `options.max_bytes` or than the memory available. to_frame() calls it before
+/// slicing; a data set whose options fix the count (n_time_bins, n_event_bins) calls it when it
+/// is opened, before any sample is read.
+void check_frame_memory(double frames, const SensorSize& sensor, const FrameOptions& options);
 
 /// tonic's `ToFrame(sensor_size, ...)` (`tonic.functional.to_frame_numpy` over
 /// `tonic.slicers`): the events summed per frame, polarity and pixel, as float32 counts of shape
