@@ -3,12 +3,18 @@
 #include "suite/suite_file.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <set>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include <neurobench/benchmark.hpp>
+#include <neurobench/datasets/kinds.hpp>
+#include <neurobench/device.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/metrics/metric.hpp>
+#include <neurobench/processors/processors.hpp>
 
 #include "io/input_file.hpp"
 #include "util/json_input.hpp"
@@ -34,8 +40,9 @@ bool is_path_key(const std::string& key) {
 }
 
 // An entry name is a folder name under OUT/runs: letters, digits, '.', '_', '-', not hidden.
+// (Its length is checked apart, for a message that says so.)
 bool good_entry_name(const std::string& name) {
-  if (name.empty() || name.size() > 100 || name[0] == '.') return false;
+  if (name.empty() || name[0] == '.') return false;
   for (const char c : name) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                     c == '.' || c == '_' || c == '-';
@@ -49,8 +56,8 @@ struct Parser {
   fs::path folder;    // its folder, absolute
 
   [[noreturn]] void wrong(const std::string& key, const char* expected, const Json& v) const {
-    throw UsageError(fmt::format("{}: '{}' must be {}, got {}", suite, key, expected,
-                                 detail::json_excerpt(v)));
+    throw UsageError(
+        fmt::format("{}: '{}' must be {}, got {}", suite, key, expected, detail::json_excerpt(v)));
   }
 
   // Adds the keys of a partial config `raw` (from a file in `base`) to `out`, each checked as
@@ -58,14 +65,20 @@ struct Parser {
   // `neurobench run --config` would resolve them. `data` and `dataset` replace each other.
   void add_keys(Json& out, const Json& raw, const fs::path& base, const std::string& source,
                 bool outputs_allowed) const {
+    // Both in one object is a fault, as in a config (`neurobench run` refuses it); from one
+    // object to the next they replace each other.
+    if (raw.contains("data") && raw.contains("dataset")) {
+      (void)BenchmarkConfig::from_json(Json{{"data", raw["data"]}, {"dataset", raw["dataset"]}},
+                                       base, source);
+    }
     for (const auto& [key, value] : raw.items()) {
       if (key.rfind('_', 0) == 0) continue;  // notes
       if (key == "outputs") {
         if (outputs_allowed) continue;  // a referenced config's own results files: not used
-        throw UsageError(fmt::format(
-            "{}: 'outputs' is not allowed in a suite: each run's results go to "
-            "OUT/runs/GROUP/rep-K.json",
-            source));
+        throw UsageError(
+            fmt::format("{}: 'outputs' is not allowed in a suite: each run's results go to "
+                        "OUT/runs/GROUP/rep-K.json",
+                        source));
       }
       // One key at a time through the config reader: the same checks and messages, and the
       // same resolution of relative paths.
@@ -112,12 +125,20 @@ struct Parser {
   std::vector<std::pair<std::string, Json>> axis(const char* name, const Json& v) const {
     if (!v.is_object()) wrong(name, "an object of named entries", v);
     if (v.empty()) {
-      throw UsageError(fmt::format("{}: '{}' is empty: give at least one entry, or leave the "
-                                   "key out",
-                                   suite, name));
+      throw UsageError(
+          fmt::format("{}: '{}' is empty: give at least one entry, or leave the "
+                      "key out",
+                      suite, name));
     }
     std::vector<std::pair<std::string, Json>> out;
     for (const auto& [key, value] : v.items()) {
+      if (key.size() > kMaxEntryNameLength) {
+        throw UsageError(fmt::format(
+            "{}: '{}': the entry name '{}...' is {} characters long: at most {} (it names a "
+            "folder under OUT/runs)",
+            suite, name, detail::printable(key.substr(0, 40), 60), key.size(),
+            kMaxEntryNameLength));
+      }
       if (!good_entry_name(key)) {
         throw UsageError(fmt::format(
             "{}: '{}': the entry name '{}' is not a folder name (use letters, digits, '.', '_' "
@@ -146,9 +167,38 @@ bool asks_for_timing(const BenchmarkConfig& c) {
   return false;
 }
 
+// What `neurobench run` checks before it loads the model (src/cli/run.cpp: check_names,
+// place_metrics, MetricSet::from_specs, check_device): processors, the data set's kind and
+// options, metrics and their options, the timing settings, the device. Throws UsageError as
+// they do.
+void check_names(const BenchmarkConfig& c) {
+  for (const auto& p : c.pre) (void)pre_processors().create(p.name, p.options);
+  for (const auto& p : c.post) (void)post_processors().create(p.name, p.options);
+  if (!c.dataset.empty()) (void)dataset_kinds().check(c.dataset);
+  std::vector<MetricSpec> static_specs = c.static_metrics;
+  std::vector<MetricSpec> workload_specs = c.workload_metrics;
+  for (const auto& spec : c.metrics) {
+    if (static_metrics().contains(spec.name)) {
+      static_specs.push_back(spec);
+    } else if (find_metric(spec.name) != nullptr) {
+      workload_specs.push_back(spec);
+    } else {
+      std::string known;
+      for (const auto* m : all_metrics()) known += (known.empty() ? "" : ", ") + m->name;
+      throw UsageError(fmt::format("unknown metric '{}' (known: {})", spec.name, known));
+    }
+  }
+  (void)MetricSet::from_specs(static_specs, workload_specs);
+  const RunOptions options = c.run_options();
+  options.timing.validate();
+  check_device(options.device);  // a GPU that is not there: every run would fail
+}
+
 // One group's config, merged from its entries, checked as `neurobench run` would check it
-// before starting.
-SuiteGroup make_group(const std::string& id, const Json& merged, const std::string& suite) {
+// before starting. `checked` holds the plugin parts already checked (groups often differ only
+// in settings such as batch_size): each is checked once.
+SuiteGroup make_group(const std::string& id, const Json& merged, const std::string& suite,
+                      std::set<std::string>& checked) {
   const std::string source = fmt::format("{}: run '{}'", suite, id);
   SuiteGroup group{id, BenchmarkConfig::from_json(merged, {}, source), false};
   try {
@@ -167,6 +217,20 @@ SuiteGroup make_group(const std::string& id, const Json& merged, const std::stri
   if (c.static_metrics.empty() && c.workload_metrics.empty() && c.metrics.empty()) {
     throw UsageError(fmt::format("{}: no metrics ('static', 'workload' or 'metrics')", source));
   }
+  const Json config = c.to_json();
+  Json plugins = Json::object();
+  for (const char* key :
+       {"pre", "post", "dataset", "static", "workload", "metrics", "warmup", "runs", "min_time",
+        "max_time", "latency_batch_size", "startup_runs", "device"}) {
+    if (config.contains(key)) plugins[key] = config[key];
+  }
+  if (checked.insert(plugins.dump()).second) {
+    try {
+      check_names(c);
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("{}: {}", source, e.what()));
+    }
+  }
   group.timed = asks_for_timing(c);
   return group;
 }
@@ -176,8 +240,8 @@ SuiteGroup make_group(const std::string& id, const Json& merged, const std::stri
 SuiteFile parse_suite(const Json& json, const fs::path& file) {
   const Parser p{file.string(), fs::absolute(file).lexically_normal().parent_path()};
   if (!json.is_object()) {
-    throw UsageError(fmt::format("{}: a suite must be a JSON object with keys {}", p.suite,
-                                 kKnownKeys));
+    throw UsageError(
+        fmt::format("{}: a suite must be a JSON object with keys {}", p.suite, kKnownKeys));
   }
   SuiteFile s;
   s.file = file;
@@ -200,9 +264,10 @@ SuiteFile parse_suite(const Json& json, const fs::path& file) {
     } else if (key == "timeout_seconds") {
       if (!value.is_number() || !(value.get<double>() > 0) ||
           value.get<double>() > kMaxTimeoutSeconds) {
-        p.wrong(key, fmt::format("a number of seconds above 0, at most {:g}", kMaxTimeoutSeconds)
-                         .c_str(),
-                value);
+        p.wrong(
+            key,
+            fmt::format("a number of seconds above 0, at most {:g}", kMaxTimeoutSeconds).c_str(),
+            value);
       }
       s.timeout_seconds = value.get<double>();
     } else if (key != "models" && key != "datasets" && key != "settings") {
@@ -211,8 +276,31 @@ SuiteFile parse_suite(const Json& json, const fs::path& file) {
     }
   }
   if (!json.contains("models")) {
-    throw UsageError(fmt::format("{}: 'models' is missing: a suite names at least one model",
-                                 p.suite));
+    throw UsageError(
+        fmt::format("{}: 'models' is missing: a suite names at least one model", p.suite));
+  }
+  // The size, counted before anything is expanded (or any entry's config read): a suite of a
+  // million runs is refused in a moment rather than planned for minutes in gigabytes.
+  {
+    std::string product;
+    double groups = 1;  // exact to 2^53, far past any limit; never overflows
+    for (const char* name : kAxes) {
+      if (!json.contains(name) || !json[name].is_object()) continue;
+      const std::size_t n = json[name].size();
+      groups *= static_cast<double>(n);
+      product += fmt::format("{}{} {}", product.empty() ? "" : " x ", n, name);
+    }
+    const double runs = groups * s.repeats;
+    if (runs > static_cast<double>(kMaxRuns)) {
+      const auto count = [](double n) {
+        return n < 1e15 ? fmt::format("{:.0f}", n) : fmt::format("{:.3g}", n);
+      };
+      throw UsageError(fmt::format(
+          "{}: {} = {} group{} x {} repeat{} = {} runs: too many (a suite may have at most {} "
+          "runs): split it into smaller suites, or give fewer entries or repeats",
+          p.suite, product, count(groups), groups == 1 ? "" : "s", s.repeats,
+          s.repeats == 1 ? "" : "s", count(runs), kMaxRuns));
+    }
   }
   for (const char* name : kAxes) {
     if (json.contains(name)) axes.push_back(p.axis(name, json[name]));
@@ -220,6 +308,7 @@ SuiteFile parse_suite(const Json& json, const fs::path& file) {
 
   // The cross product, the first axis outermost, the last fastest.
   std::vector<std::size_t> index(axes.size(), 0);
+  std::set<std::string> checked;
   for (bool done = false; !done;) {
     std::string id;
     Json merged = Json::object();
@@ -232,7 +321,7 @@ SuiteFile parse_suite(const Json& json, const fs::path& file) {
         if (key == "dataset") merged.erase("data");
       }
     }
-    s.groups.push_back(make_group(id, merged, p.suite));
+    s.groups.push_back(make_group(id, merged, p.suite, checked));
     std::size_t a = axes.size();
     for (;;) {
       if (a == 0) {

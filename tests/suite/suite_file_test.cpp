@@ -76,7 +76,9 @@ TEST_CASE("data and dataset of a later axis replace those of an earlier one",
   const TempDir dir;
   const Json j = Json::parse(R"({
     "models": {"m": {"model": "m.pt", "data": "a.npz", "workload": ["ClassificationAccuracy"]}},
-    "datasets": {"kind": {"dataset": "speech-commands:gsc"}, "npz": {"data": "b.npz"}}
+    "datasets": {"kind": {"dataset": {"kind": "speech-commands", "path": "gsc",
+                                      "subset": "testing"}},
+                 "npz": {"data": "b.npz"}}
   })");
   const auto s = parse_suite(j, dir / "s.json");
   REQUIRE(s.groups.size() == 2);
@@ -118,9 +120,9 @@ TEST_CASE("a bad suite is a UsageError naming the file and the key", "[suite][su
   fails(R"({"models": {"m": {"model": "m.pt", "data": "d.npz"}}})", "run 'm': no metrics");
   write(dir / "wrong.json", R"({"model": "m.pt", "modle": 1})");
   fails(R"({"models": {"m": {"config": "wrong.json"}}})", "'models.m.config': ");
-  CHECK_THROWS_WITH(parse_suite(Json::parse(R"({"models": {"m": {"config": "wrong.json"}}})"),
-                                file),
-                    Catch::Contains("unknown key 'modle'"));
+  CHECK_THROWS_WITH(
+      parse_suite(Json::parse(R"({"models": {"m": {"config": "wrong.json"}}})"), file),
+      Catch::Contains("unknown key 'modle'"));
 }
 
 TEST_CASE("read_suite_file reads comments and names a file that is not JSON",
@@ -136,4 +138,110 @@ TEST_CASE("read_suite_file reads comments and names a file that is not JSON",
   write(dir / "t.json", "{\"models\": ");
   CHECK_THROWS_AS(read_suite_file(dir / "t.json"), neurobench::InputError);
   CHECK_THROWS_WITH(read_suite_file(dir / "t.json"), Catch::Contains((dir / "t.json").string()));
+}
+
+TEST_CASE(
+    "a suite group that neurobench run would refuse before loading the model is a "
+    "UsageError naming the group",
+    "[suite][suite_file]") {
+  const TempDir dir;
+  const fs::path file = dir / "s.json";
+  const auto fails = [&](const std::string& text, const std::string& part) {
+    INFO(text);
+    const Json j = Json::parse(text);
+    CHECK_THROWS_AS(parse_suite(j, file), UsageError);
+    CHECK_THROWS_WITH(parse_suite(j, file), Catch::Contains(file.string()) &&
+                                                Catch::Contains("run 'm/s'") &&
+                                                Catch::Contains(part));
+  };
+  const std::string m = R"("models": {"m": {"model": "m.pt", "data": "d.npz", )"
+                        R"("workload": ["ClassificationAccuracy"]}})";
+  // An unknown metric, in each list; a metric option it does not take; an unknown processor.
+  fails("{" + m + R"(, "settings": {"s": {"metrics": ["Acuracy"]}}})", "unknown metric 'Acuracy'");
+  fails("{" + m + R"(, "settings": {"s": {"workload": ["Acuracy"]}}})", "Acuracy");
+  fails("{" + m + R"(, "settings": {"s": {"static": ["Acuracy"]}}})", "Acuracy");
+  fails("{" + m +
+            R"(, "settings": {"s": {"workload": [{"name": "ClassificationAccuracy", )"
+            R"("options": {"nope": 1}}]}}})",
+        "nope");
+  fails("{" + m + R"(, "settings": {"s": {"pre": ["NoSuchProcessor"]}}})", "NoSuchProcessor");
+  // A data set of an unknown kind; one without its required subset.
+  fails("{" + m + R"(, "settings": {"s": {"dataset": "no-such-kind:x"}}})", "no-such-kind");
+  fails("{" + m + R"(, "settings": {"s": {"dataset": "speech-commands:gsc"}}})", "subset");
+  // The same settings on a good group are accepted: the check is of the merged group.
+  const Json good = Json::parse("{" + m +
+                                R"(, "settings": {"s": {"dataset": {"kind": "speech-commands", )"
+                                R"("path": "gsc", "subset": "testing"}}}})");
+  CHECK(parse_suite(good, file).groups.size() == 1);
+}
+
+TEST_CASE("a suite entry with both data and dataset is a UsageError naming the entry",
+          "[suite][suite_file]") {
+  const TempDir dir;
+  const fs::path file = dir / "s.json";
+  const Json j = Json::parse(R"({"models": {"m": {"model": "m.pt", "data": "d.npz",
+    "dataset": "speech-commands:gsc", "workload": ["ClassificationAccuracy"]}}})");
+  CHECK_THROWS_AS(parse_suite(j, file), UsageError);
+  CHECK_THROWS_WITH(parse_suite(j, file), Catch::Contains(file.string() + ": 'models.m'") &&
+                                              Catch::Contains("'data' (") &&
+                                              Catch::Contains("are both set"));
+  // In a referenced config too (as `neurobench run` reads it).
+  write(dir / "both.json",
+        R"({"model": "m.pt", "data": "d.npz", "dataset": "speech-commands:gsc"})");
+  CHECK_THROWS_WITH(parse_suite(Json::parse(R"({"models": {"m": {"config": "both.json"}}})"), file),
+                    Catch::Contains("'models.m.config'") && Catch::Contains("are both set"));
+}
+
+TEST_CASE("a suite entry name past 100 characters is refused for its length, not its letters",
+          "[suite][suite_file]") {
+  const TempDir dir;
+  const fs::path file = dir / "s.json";
+  const auto suite = [](const std::string& name) {
+    Json j = Json::parse(R"({"models": {}})");
+    j["models"][name] = Json::parse(
+        R"({"model": "m.pt", "data": "d.npz", "workload": ["ClassificationAccuracy"]})");
+    return j;
+  };
+  CHECK(parse_suite(suite(std::string(100, 'a')), file).groups[0].id == std::string(100, 'a'));
+  const Json long_name = suite(std::string(101, 'a'));
+  CHECK_THROWS_AS(parse_suite(long_name, file), UsageError);
+  CHECK_THROWS_WITH(parse_suite(long_name, file),
+                    Catch::Contains("is 101 characters long: at most 100") &&
+                        !Catch::Contains("not a folder name"));
+}
+
+TEST_CASE(
+    "a suite's size is counted before it is expanded and refused past the limits, naming "
+    "the axes",
+    "[suite][suite_file]") {
+  const TempDir dir;
+  const fs::path file = dir / "s.json";
+  // 1000 models x 1000 settings, each entry's config a file that does not exist: the count
+  // comes first, so nothing is read or expanded.
+  Json j = Json::object();
+  for (int i = 0; i < 1000; ++i) {
+    j["models"]["m" + std::to_string(i)] = Json{{"config", "missing.json"}};
+    j["settings"]["s" + std::to_string(i)] = Json{{"batch_size", i + 1}};
+  }
+  j["repeats"] = 10000;
+  CHECK_THROWS_AS(parse_suite(j, file), UsageError);
+  CHECK_THROWS_WITH(parse_suite(j, file),
+                    Catch::Contains(file.string()) &&
+                        Catch::Contains("1000 models x 1000 settings = 1000000 groups x 10000 "
+                                        "repeats = 10000000000 runs: too many") &&
+                        Catch::Contains("at most 10000 runs"));
+  // Past the limit by repeats alone.
+  const std::string m = R"("models": {"m": {"model": "m.pt", "data": "d.npz", )"
+                        R"("workload": ["ClassificationAccuracy"]}})";
+  Json settings = Json::object();
+  for (int i = 0; i < 11; ++i) settings["s" + std::to_string(i)] = Json::object();
+  Json many = Json::parse("{" + m + R"(, "repeats": 1000})");
+  many["settings"] = settings;
+  CHECK_THROWS_WITH(
+      parse_suite(many, file),
+      Catch::Contains("1 models x 11 settings = 11 groups x 1000 repeats = 11000 runs: "
+                      "too many"));
+  // At the limit: planned.
+  many["repeats"] = 909;
+  CHECK(parse_suite(many, file).groups.size() == 11);
 }
