@@ -91,8 +91,18 @@ bool is_done(const PlannedRun& run) {
   std::error_code ec;
   if (!fs::is_regular_file(run.results, ec)) return false;
   const Json record = read_record(run.record);
-  return record.is_object() && record.value("status", "") == "ok" && record.contains("key") &&
-         record["key"].is_object() && record["key"].value("key", "") == run.key.key;
+  if (!(record.is_object() && record.value("status", "") == "ok" && record.contains("key") &&
+        record["key"].is_object() && record["key"].value("key", "") == run.key.key)) {
+    return false;
+  }
+  // A results file damaged after its run (truncated, overwritten) would make the summary say
+  // `failed` for ever while its record says ok: such a run is not done, and runs again.
+  try {
+    (void)load_run_results(run.results);
+  } catch (const Error&) {
+    return false;
+  }
+  return true;
 }
 
 std::string relative_to(const fs::path& p, const fs::path& base) {
@@ -184,12 +194,10 @@ int suite_command(const SuiteArgs& args, const CLI::App& command, std::ostream& 
   // Held for the suite's life: a second suite on the same folder would remove this one's
   // fresh results before each of its own runs, and run every run twice.
   const suite::FolderLock lock(out_dir);
-  for (const auto& g : s.groups) {
-    fs::create_directories(out_dir / "runs" / g.id, ec);
-    if (ec) {
-      throw InputError(fmt::format("--out {}: cannot create {}: {}", out_dir.string(),
-                                   (out_dir / "runs" / g.id).string(), ec.message()));
-    }
+  fs::create_directories(out_dir / "runs", ec);
+  if (ec) {
+    throw InputError(fmt::format("--out {}: cannot create {}: {}", out_dir.string(),
+                                 (out_dir / "runs").string(), ec.message()));
   }
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) throw Error("cannot find this program's path (/proc/self/exe): " + ec.message());
@@ -231,10 +239,6 @@ int suite_command(const SuiteArgs& args, const CLI::App& command, std::ostream& 
     }
   }
   out.flush();
-  // Each group's config, as the runs read it (also for the user: `neurobench run --config`).
-  for (std::size_t gi = 0; gi < s.groups.size(); ++gi) {
-    s.groups[gi].config.write(out_dir / "runs" / s.groups[gi].id / "config.json");
-  }
 
   std::vector<suite::Job> job_list;
   for (const std::size_t i : to_run) {
@@ -247,8 +251,22 @@ int suite_command(const SuiteArgs& args, const CLI::App& command, std::ostream& 
                                   s.groups[run.group].timed});
   }
   std::size_t finished = 0;
+  // Each group's folder and config (as the runs read it; also for the user: `neurobench run
+  // CONFIG`) are made when its first run starts, not all before the first run: a file written
+  // whole is synced to disk, and thousands of them would hold back the first run for minutes.
+  std::vector<bool> prepared(s.groups.size(), false);
   const auto on_start = [&](std::size_t j) {
     const PlannedRun& run = plan[to_run[j]];
+    if (!prepared[run.group]) {
+      const fs::path dir = run.config.parent_path();
+      fs::create_directories(dir, ec);
+      if (ec) {
+        throw InputError(fmt::format("--out {}: cannot create {}: {}", out_dir.string(),
+                                     dir.string(), ec.message()));
+      }
+      s.groups[run.group].config.write(run.config);
+      prepared[run.group] = true;
+    }
     // A stale results file must never pair with the new record.
     for (const fs::path& f : {run.results, run.record}) {
       fs::remove(f, ec);

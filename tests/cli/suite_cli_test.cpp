@@ -102,6 +102,7 @@ TEST_CASE("a suite runs every group's repeats, summarises them, and a re-run ski
       CHECK(record["key"]["key"].get<std::string>().size() == 64);
     }
     CHECK_FALSE(has_temporaries(out / "runs" / group));
+    CHECK(fs::is_regular_file(out / "runs" / group / "config.json"));
   }
   const Json summary = read_json(out / "summary.json");
   CHECK(summary["baseline"] == "a/b16");
@@ -317,4 +318,62 @@ TEST_CASE(
   INFO(third.out << third.err);
   CHECK(third.status == 0);
   CHECK(read_json(out / "runs/quick/rep-0.run.json")["status"] == "ok");
+}
+
+TEST_CASE("a suite whose groups neurobench run would refuse exits 2 before any run starts",
+          "[cli][suite]") {
+  const TempDir dir;
+  const std::string model = fixture("core/classifier.pt").string();
+  const std::string npz = fixture("core/classifier.npz").string();
+  const auto refused = [&](const std::string& models, const std::string& part) {
+    INFO(models);
+    write(dir / "s.json", "{\"models\": " + models + "}");
+    const auto r = run_cli("suite " + q(dir / "s.json") + " --out " + q(dir / "out"));
+    INFO(r.out << r.err);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::Contains((dir / "s.json").string()) && Catch::Contains(part));
+    CHECK_THAT(r.out, !Catch::Contains("running"));
+    CHECK_FALSE(fs::exists(dir / "out"));
+  };
+  const std::string head = "{\"m\": {\"model\": \"" + model + "\", ";
+  refused(head + "\"data\": \"" + npz + "\", \"workload\": [\"Acuracy\"]}}",
+          "run 'm': unknown workload metric 'Acuracy'");
+  refused(head + "\"dataset\": \"no-such-kind:x\", \"workload\": [\"ClassificationAccuracy\"]}}",
+          "run 'm': unknown data set kind 'no-such-kind'");
+  refused(head + "\"dataset\": \"speech-commands:x\", \"workload\": [\"ClassificationAccuracy\"]}}",
+          "subset");
+  // Both data and dataset in one entry: the .npz is not dropped silently.
+  refused(
+      head + "\"data\": \"" + npz +
+          "\", \"dataset\": \"speech-commands:x\", \"workload\": [\"ClassificationAccuracy\"]}}",
+      "'models.m': 'data' (");
+  // Too many runs: refused at once, naming the axes, before anything is planned.
+  std::string many = "{";
+  for (int i = 0; i < 1000; ++i) {
+    many += (i == 0 ? "" : ", ") + ("\"m" + std::to_string(i) + "\": {}");
+  }
+  write(dir / "s.json", "{\"models\": " + many + "}, \"repeats\": 10000}");
+  const auto big = run_cli("suite " + q(dir / "s.json") + " --out " + q(dir / "out"));
+  CHECK(big.status == 2);
+  CHECK_THAT(big.err, Catch::Contains("1000 models = 1000 groups x 10000 repeats = 10000000 runs"));
+  CHECK_FALSE(fs::exists(dir / "out"));
+}
+
+TEST_CASE("a run whose results file was damaged after it finished runs again", "[cli][suite]") {
+  const TempDir dir;
+  write(dir / "s.json", "{\"models\": {\"m\": " + classifier(fixture("core/classifier.pt")) + "}}");
+  const std::string command = "suite " + q(dir / "s.json") + " --out " + q(dir / "out");
+  const auto first = run_cli(command);
+  INFO(first.out << first.err);
+  REQUIRE(first.status == 0);
+  const fs::path results = dir / "out/runs/m/rep-0.json";
+  const std::string whole = read_file(results);
+  write(results, whole.substr(0, whole.size() / 2));  // truncated
+  const auto again = run_cli(command);
+  INFO(again.out << again.err);
+  CHECK(again.status == 0);
+  CHECK_THAT(again.out, Catch::Contains("(0 done)") && Catch::Contains("m/rep-0: running") &&
+                            Catch::Contains("m/rep-0: ok"));
+  CHECK(read_file(results).size() == whole.size());
+  CHECK(read_json(dir / "out/runs/m/rep-0.run.json")["status"] == "ok");
 }
