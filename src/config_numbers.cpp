@@ -310,3 +310,11 @@ void BenchmarkConfig::set_number(std::string_view key, std::string_view text,
 }
 
 }  // namespace neurobench
+
+namespace neurobench::detail {
+
+std::optional<double> decimal_number(std::string_view text) { return parse_decimal(text); }
+
+bool is_whole_number(std::string_view text) { return parse_whole(text).has_value(); }
+
+}  // namespace neurobench::detail

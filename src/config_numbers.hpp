@@ -5,6 +5,7 @@
 // one table, and the reading and checking of their values from a config's JSON, a flag's text
 // (BenchmarkConfig::set_number) and memory (validate). Private to the library.
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,12 @@ namespace neurobench::detail {
 /// integer for an integer key) or is out of the key's range.
 void set_number_from_json(BenchmarkConfig& config, std::string_view key, const Json& value,
                           std::string_view where);
+/// `text` as a decimal number (sign, digits with an optional point, an optional exponent), or
+/// nothing for anything else: `inf`, `nan`, hexadecimal, spaces, an empty text. The one reading
+/// of a number's text for every flag and option.
+[[nodiscard]] std::optional<double> decimal_number(std::string_view text);
+/// True when `text` is a whole number in decimal digits with an optional sign.
+[[nodiscard]] bool is_whole_number(std::string_view text);
 /// Checks every numeric field of `config` against its range. Throws UsageError starting with
 /// `source: 'key'`.
 void check_numbers(const BenchmarkConfig& config, const std::string& source);

@@ -16,6 +16,11 @@
 // Exit statuses are the library's (kExitOk, kExitMetricFailed, kExitError in errors.hpp).
 namespace neurobench::cli {
 
+/// CLI11 validators of a numeric flag's text, put before its range check: a decimal number
+/// (no inf, nan or hexadecimal) and a whole number in decimal digits (number_text.cpp).
+CLI::Validator decimal_text();
+CLI::Validator whole_text();
+
 /// How `neurobench run` takes part in a sharded run (docs/distributed.md): command-line only,
 /// since they describe the launch, not the benchmark.
 struct DistributedArgs {

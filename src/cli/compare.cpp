@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include <neurobench/reporters/report.hpp>
 
 #include "cli/commands.hpp"
+#include "config_numbers.hpp"
 
 namespace neurobench::cli {
 
@@ -47,14 +49,9 @@ double parse_percent(const std::string& text) {
   std::string s = text;
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
   if (!s.empty() && s.back() == '%') s.pop_back();
-  std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (s.empty() || used != s.size() || !std::isfinite(value) || value < 0) {
+  const std::optional<double> number = detail::decimal_number(s);  // no inf, nan or 0x10
+  const double value = number.value_or(-1);
+  if (!number || !std::isfinite(value) || value < 0) {
     throw UsageError(
         fmt::format("--fail-above: '{}' is not a percentage >= 0 (give it as 5% or 5)", text));
   }

@@ -135,6 +135,7 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
   run->add_option("--distributed-timeout", a.distributed.timeout_s,
                   "sharded runs: seconds a rank waits for the others to join, and at the end of "
                   "its shard for the slowest")
+      ->check(decimal_text())
       ->check(CLI::Range(1.0, 86400.0))
       ->default_str(fmt::format("{:g}", a.distributed.timeout_s));
   return run;

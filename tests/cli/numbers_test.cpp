@@ -270,3 +270,25 @@ TEST_CASE("run --help shows each number's range and --max-time", "[cli][numbers]
                         Catch::Contains("an integer from 1 to 2147483647") &&
                         Catch::Contains("a number of seconds from 0 to 86400"));
 }
+
+TEST_CASE("flags CLI11 converts itself refuse nan, inf, hexadecimal and spaces by name",
+          "[cli][numbers]") {
+  for (const std::string value : {"nan", "inf", "-inf", "0x10", " 3", "1e", ""}) {
+    INFO("--distributed-timeout '" << value << "'");
+    const auto r = run_cli(classifier_args() + " --metrics MSE --distributed-timeout " + q(value));
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::StartsWith("error: --distributed-timeout: '" + value +
+                                        "' is not a decimal number"));
+  }
+  const auto range = run_cli(classifier_args() + " --metrics MSE --distributed-timeout 1e9");
+  CHECK(range.status == 2);
+  CHECK_THAT(range.err, Catch::StartsWith("error: --distributed-timeout: ") &&
+                            Catch::Contains("1e9"));
+  for (const std::string value : {"0x10", "nan", "inf"}) {
+    const auto r = run_cli("compare " + q(fixture("core/classifier.npz")) + " " +
+                           q(fixture("core/classifier.npz")) + " --fail-above " + value);
+    CHECK(r.status == 2);
+    CHECK(r.err == "error: --fail-above: '" + value +
+                       "' is not a percentage >= 0 (give it as 5% or 5)\n");
+  }
+}
