@@ -168,6 +168,8 @@ TEST_CASE(
   // A data set of an unknown kind; one without its required subset.
   fails("{" + m + R"(, "settings": {"s": {"dataset": "no-such-kind:x"}}})", "no-such-kind");
   fails("{" + m + R"(, "settings": {"s": {"dataset": "speech-commands:gsc"}}})", "subset");
+  // A GPU that is not there (built without CUDA, or not that many GPUs).
+  fails("{" + m + R"(, "settings": {"s": {"device": "cuda:99"}}})", "cuda:99");
   // The same settings on a good group are accepted: the check is of the merged group.
   const Json good = Json::parse("{" + m +
                                 R"(, "settings": {"s": {"dataset": {"kind": "speech-commands", )"
