@@ -153,6 +153,10 @@ struct Reader {
     OutputFiles out;
     for (const auto& [name, value] : v.items()) {
       const std::string field = key + "." + name;
+      if (value.is_string() && value.get<std::string>().empty()) {
+        throw UsageError(fmt::format("{}: '{}' is an empty path: give the file to write", source,
+                                     field));
+      }
       if (name == "json") {
         out.json = path(field, value);
       } else if (name == "csv") {

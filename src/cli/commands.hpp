@@ -17,9 +17,12 @@
 namespace neurobench::cli {
 
 /// CLI11 validators of a numeric flag's text, put before its range check: a decimal number
-/// (no inf, nan or hexadecimal) and a whole number in decimal digits (number_text.cpp).
+/// (no inf, nan or hexadecimal) and a whole number in decimal digits (flag_text.cpp).
 CLI::Validator decimal_text();
 CLI::Validator whole_text();
+/// A CLI11 validator of an output file's path: not empty (`--json ''` once wrote nothing,
+/// silently).
+CLI::Validator output_path_text();
 
 /// How `neurobench run` takes part in a sharded run (docs/distributed.md): command-line only,
 /// since they describe the launch, not the benchmark.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The text of a numeric flag that CLI11 converts itself (--distributed-timeout, suite --timeout,
-// --jobs): checked first as every number of the project is read (docs/cli.md), since CLI11
-// would take `nan` and `inf` as doubles and `0x10` as 16.
+// The text of flags CLI11 takes as it is: numbers it converts itself (--distributed-timeout,
+// suite --timeout, --jobs), checked first as every number of the project is read (docs/cli.md),
+// since CLI11 would take `nan` and `inf` as doubles and `0x10` as 16; and output paths, which
+// must not be empty.
 #include "cli/commands.hpp"
 
 #include <fmt/format.h>
@@ -29,6 +30,14 @@ CLI::Validator whole_text() {
         return fmt::format("'{}' is not a whole number in decimal digits", text);
       },
       "", "whole");
+}
+
+CLI::Validator output_path_text() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        return text.empty() ? "an empty path: give the file to write" : std::string();
+      },
+      "", "path");
 }
 
 }  // namespace neurobench::cli

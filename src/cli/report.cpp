@@ -23,7 +23,8 @@ CLI::App* add_report_command(CLI::App& app, ReportArgs& a) {
   report->add_option("results", a.files, "results files (JSON); the first is the baseline")
       ->required();
   report->add_option("-o,--output", a.output,
-                     "write the report here (atomically); without it, print it on stdout");
+                     "write the report here (atomically); without it, print it on stdout")
+      ->check(output_path_text());
   report->add_option("--format", a.format,
                      "html or markdown; default: from the extension of -o (.html, .md), "
                      "markdown on stdout");

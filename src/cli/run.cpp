@@ -102,9 +102,12 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
                   "connection layer classes (default: Linear, Conv1d/2d/3d, RNN/LSTM/GRU cells "
                   "and layers)")
       ->delimiter(',');
-  run->add_option("--json", a.json_out, "write the results as JSON here");
-  run->add_option("--csv", a.csv_out, "write the results as CSV here");
-  run->add_option("--text", a.text_out, "write the results as 'key: value' lines here");
+  run->add_option("--json", a.json_out, "write the results as JSON here")
+      ->check(output_path_text());
+  run->add_option("--csv", a.csv_out, "write the results as CSV here")
+      ->check(output_path_text());
+  run->add_option("--text", a.text_out, "write the results as 'key: value' lines here")
+      ->check(output_path_text());
   add_number(*run, a, "shuffle_seed", "INT", "", "shuffle the samples with this seed");
   add_number(*run, a, "threads", "INT", fmt::format("{}", a.flags.threads),
              "intra-op threads for LibTorch");

@@ -40,15 +40,19 @@ CLI::App* add_suite_command(CLI::App& app, SuiteArgs& a) {
       ->add_option("--jobs,-j", a.jobs,
                    "runs at once (default: the suite's 'jobs', else 1); runs with timing "
                    "metrics always run alone")
+      ->check(whole_text())
       ->check(CLI::Range(1, suite::kMaxJobs));
   suite
       ->add_option("--timeout", a.timeout_seconds,
                    "seconds a run may take before it is stopped (SIGTERM, then SIGKILL); "
                    "overrides the suite's 'timeout_seconds'; 0: no limit")
+      ->check(decimal_text())
       ->check(CLI::Range(0.0, suite::kMaxTimeoutSeconds));
-  suite->add_option("--out,-o", a.out,
-                    "the folder for the results (default: SUITE-results beside the current "
-                    "directory, SUITE the suite file's name without .json)");
+  suite
+      ->add_option("--out,-o", a.out,
+                   "the folder for the results (default: SUITE-results beside the current "
+                   "directory, SUITE the suite file's name without .json)")
+      ->check(output_path_text());
   suite->add_flag("--rerun", a.rerun, "run every run again, even those already done");
   return suite;
 }

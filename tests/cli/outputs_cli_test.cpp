@@ -194,3 +194,29 @@ TEST_CASE("inputs that are not regular files are refused by name, without blocki
     CHECK_THAT(r.err, Catch::Contains(c.says));
   }
 }
+
+TEST_CASE("an empty output path is refused by name, on the command line and in a config",
+          "[cli][outputs]") {
+  const TempDir dir;
+  for (const std::string flag : {"--json", "--csv", "--text"}) {
+    const auto r = run_cli(run_args() + " " + flag + " ''");
+    INFO(flag << ": " << r.err);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::StartsWith("error: " + flag + ": an empty path"));
+  }
+  {
+    std::ofstream(dir / "bench.json")
+        << R"({"model": ")" << fixture("core/classifier.pt").string() << R"(", "data": ")"
+        << fixture("core/classifier.npz").string()
+        << R"(", "workload": ["ClassificationAccuracy"], "outputs": {"json": ""}})";
+  }
+  const auto config = run_cli("run " + q(dir / "bench.json") + " --quiet");
+  CHECK(config.status == 2);
+  CHECK_THAT(config.err, Catch::Contains("'outputs.json' is an empty path"));
+  const auto results = dir / "r.json";
+  REQUIRE(run_cli(run_args() + " --json " + q(results)).status == 0);
+  const auto report = run_cli("report " + q(results) + " -o ''");
+  CHECK(report.status == 2);
+  CHECK_THAT(report.err, Catch::StartsWith("error: --output: an empty path"));
+  CHECK(names_in(dir.path()) == std::vector<std::string>{"bench.json", "r.json"});
+}

@@ -377,3 +377,27 @@ TEST_CASE("a run whose results file was damaged after it finished runs again", "
   CHECK(read_file(results).size() == whole.size());
   CHECK(read_json(dir / "out/runs/m/rep-0.run.json")["status"] == "ok");
 }
+
+TEST_CASE("suite flags refuse nan, hexadecimal and an empty --out before anything runs",
+          "[cli][suite]") {
+  const TempDir dir;
+  write(dir / "s.json", "{\"models\": {\"m\": " + classifier(fixture("core/classifier.pt")) + "}}");
+  const std::string suite = "suite " + q(dir / "s.json") + " --out " + q(dir / "out");
+  for (const std::string value : {"nan", "inf", "0x10", ""}) {
+    const auto r = run_cli(suite + " --timeout " + q(value));
+    INFO("--timeout '" << value << "': " << r.err);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err,
+               Catch::StartsWith("error: --timeout: '" + value + "' is not a decimal number"));
+  }
+  for (const std::string value : {"0x10", "2.5", "1e1"}) {
+    const auto r = run_cli(suite + " --jobs " + q(value));
+    INFO("--jobs '" << value << "': " << r.err);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::StartsWith("error: --jobs: '" + value + "' is not a whole number"));
+  }
+  const auto empty = run_cli("suite " + q(dir / "s.json") + " --out ''");
+  CHECK(empty.status == 2);
+  CHECK_THAT(empty.err, Catch::StartsWith("error: --out: an empty path"));
+  CHECK_FALSE(fs::exists(dir / "out"));
+}
