@@ -93,6 +93,9 @@ std::vector<std::pair<std::size_t, std::string>> read_lines(const fs::path& file
     std::size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
     ++number;
+    if (text.find('\0', start) < end) {
+      throw InputError(fmt::format("{} line {}: a NUL byte in the line", file.string(), number));
+    }
     std::string line = strip(std::string_view(text).substr(start, end - start));
     if (!line.empty()) lines.emplace_back(number, std::move(line));
     start = end + 1;
@@ -122,6 +125,7 @@ fs::path labels_file(const fs::path& aedat) {
 // Checks the first line of an AEDAT file without reading the rest.
 void check_aedat_header(const fs::path& file) {
   (void)detail::check_regular_input(file, "AEDAT file");
+  detail::check_openable(file, "AEDAT file");  // no permission is not "not an AEDAT file"
   std::ifstream in(file, std::ios::binary);
   std::string first(12, '\0');
   in.read(first.data(), static_cast<std::streamsize>(first.size()));
@@ -311,6 +315,7 @@ DvsGesture::DvsGesture(const fs::path& path, DvsGestureSubset subset, DvsGesture
       throw InputError(
           fmt::format("{}: no such DVS Gesture folder: {}", path.string(), looked_for));
     }
+    detail::check_listable(path, "DVS Gesture folder");
     throw InputError(fmt::format("{}: not a DVS Gesture folder: {}", path.string(), looked_for));
   }
 }

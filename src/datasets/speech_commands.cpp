@@ -108,6 +108,7 @@ fs::path find_release(const fs::path& path) {
     throw InputError(fmt::format("{}: not a folder; a Speech Commands data set is a folder: {}",
                                  path.string(), looked_for));
   }
+  detail::check_listable(path, "Speech Commands folder");
   throw InputError(
       fmt::format("{}: not a Speech Commands v0.02 folder: {}", path.string(), looked_for));
 }
@@ -169,6 +170,10 @@ std::vector<ListedPath> read_list(const fs::path& file) {
   while (start < text.size()) {
     std::size_t end = text.find_first_of("\r\n", start);
     if (end == std::string::npos) end = text.size();
+    if (text.find('\0', start) < end) {
+      throw InputError(fmt::format("{} line {}: a NUL byte in a clip's path", file.string(),
+                                   number + 1));
+    }
     std::size_t a = start;
     std::size_t b = end;
     while (a < b && python_space(static_cast<unsigned char>(text[a]))) ++a;

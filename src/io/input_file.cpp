@@ -68,6 +68,23 @@ std::uint64_t check_regular_input(const std::filesystem::path& path, std::string
   return size;
 }
 
+void check_openable(const std::filesystem::path& path, std::string_view what) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    throw InputError(
+        fmt::format("{}: cannot open the {}: {}", path.string(), what, errno_message(errno)));
+  }
+  ::close(fd);
+}
+
+void check_listable(const std::filesystem::path& path, std::string_view what) {
+  std::error_code ec;
+  std::filesystem::directory_iterator it(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory) {
+    throw InputError(fmt::format("{}: cannot list the {}: {}", path.string(), what, ec.message()));
+  }
+}
+
 std::string read_input_file(const std::filesystem::path& path, std::string_view what,
                             std::uint64_t max_bytes) {
   const std::string where = path.string();

@@ -29,6 +29,16 @@ std::uint64_t check_regular_input(const std::filesystem::path& path, std::string
 std::uint64_t check_regular_input(const std::filesystem::path& path, std::string_view what,
                                   std::uint64_t max_bytes);
 
+/// Checks that this process may open `path` for reading (open() with O_NONBLOCK, closed at
+/// once): InputError `PATH: cannot open the WHAT: REASON` (Permission denied) otherwise. For
+/// readers that hand the path to a library (libsndfile) or a stream, whose own failure would
+/// name another cause.
+void check_openable(const std::filesystem::path& path, std::string_view what);
+/// Checks that this process may list the folder `path`: InputError `PATH: cannot list the WHAT:
+/// REASON` when it exists but cannot be read, so that a folder without permission is not taken
+/// for one of the wrong layout. Nothing when it does not exist.
+void check_listable(const std::filesystem::path& path, std::string_view what);
+
 /// The whole of a regular file of at most `max_bytes`, checked by check_regular_input() first.
 /// Reads at most `max_bytes` + 1 bytes, so a file that grows meanwhile is refused rather than read
 /// without end. Throws InputError naming the file when it cannot be opened or read.

@@ -63,6 +63,7 @@ struct OpenWav {
 
 OpenWav open_wav(const fs::path& path) {
   const std::uint64_t bytes = detail::check_regular_input(path, "WAV file");
+  detail::check_openable(path, "WAV file");  // libsndfile would say "System error"
   SF_INFO sf{};
   Sndfile file(sf_open(path.c_str(), SFM_READ, &sf));
   if (!file) {

@@ -19,6 +19,7 @@
 #include <neurobench/io/npz.hpp>
 
 #include "support.hpp"
+#include "unprivileged.hpp"
 
 using neurobench::InputError;
 using neurobench::UsageError;
@@ -354,4 +355,27 @@ TEST_CASE("neurobench run --dataset dvs-gesture:PATH --subset test runs NeuroBen
                            " --subset validation --metrics Footprint -q");
   CHECK(bad.status == 2);
   CHECK(bad.err.find("unknown DVS Gesture subset 'validation'") != std::string::npos);
+}
+
+TEST_CASE("DvsGesture names a NUL byte in the trial list and a recording it may not read",
+          "[datasets][dvs]") {
+  TempDir tmp;
+  fs::permissions(tmp.path(), fs::perms::all);  // nobody may reach what is inside
+  copy_folder(fixture("dvs_gesture/release"), tmp / "r");
+  const fs::path list = tmp / "r" / "trials_to_test.txt";
+  const std::string trials = read_file(list);
+  write(list, trials.substr(0, trials.find('\n')) + std::string("\0junk\n", 6));
+  CHECK_THROWS_WITH(DvsGesture(tmp / "r", DvsGestureSubset::Test, quiet()),
+                    list.string() + " line 1: a NUL byte in the line");
+  write(list, trials);
+  const fs::path first = tmp / "r" / trials.substr(0, trials.find_first_of("\r\n"));
+  fs::permissions(first, fs::perms::none);
+  CHECK_THAT(neurobench::test::unprivileged_error(
+                 [&] { DvsGesture(tmp / "r", DvsGestureSubset::Test, quiet()); }),
+             Catch::EndsWith(first.string() + ": cannot open the AEDAT file: Permission denied"));
+  fs::permissions(tmp / "r", fs::perms::none);
+  CHECK(neurobench::test::unprivileged_error([&] {
+          DvsGesture(tmp / "r", DvsGestureSubset::Test, quiet());
+        }) == (tmp / "r").string() + ": cannot list the DVS Gesture folder: Permission denied");
+  fs::permissions(tmp / "r", fs::perms::owner_all);
 }

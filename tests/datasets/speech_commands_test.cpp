@@ -10,6 +10,7 @@
 #include "datasets/speech_commands_folder.hpp"
 #include "fifo_support.hpp"
 #include "support.hpp"
+#include "unprivileged.hpp"
 
 using neurobench::InputError;
 using neurobench::UsageError;
@@ -338,4 +339,36 @@ TEST_CASE("subset and long_clips names convert both ways, unknown ones list the 
   CHECK(neurobench::datasets::long_clips_from_string("truncate") == LongClips::Truncate);
   CHECK_THROWS_WITH(neurobench::datasets::long_clips_from_string("pad"),
                     "unknown long_clips 'pad' (error or truncate)");
+}
+
+TEST_CASE("a list line holding a NUL byte is refused for every subset, naming the list and line",
+          "[datasets][speech_commands]") {
+  TempDir tmp;
+  neurobench::test::make_speech_commands(tmp.path());
+  const std::string list = (tmp / "testing_list.txt").string();
+  neurobench::test::write_bytes(tmp / "testing_list.txt",
+                                std::string("yes/y2_nohash_0.wav\0junk\n", 25));
+  // Both the subset that reads the line as a clip and the one that excludes it refuse it.
+  for (const auto subset : {SpeechCommandsSubset::Testing, SpeechCommandsSubset::Training}) {
+    CHECK_THROWS_AS(SpeechCommands(tmp.path(), subset, quiet()), InputError);
+    CHECK_THROWS_WITH(SpeechCommands(tmp.path(), subset, quiet()),
+                      Catch::StartsWith(list + " line 1: a NUL byte in a clip's path"));
+  }
+}
+
+TEST_CASE("a folder or clip without read permission says so, not that it has the wrong format",
+          "[datasets][speech_commands]") {
+  TempDir tmp;
+  fs::permissions(tmp.path(), fs::perms::all);  // nobody may reach what is inside
+  neurobench::test::make_speech_commands(tmp / "sc");
+  fs::permissions(tmp / "sc" / "yes" / "y2_nohash_0.wav", fs::perms::none);
+  const std::string clip = (tmp / "sc" / "yes" / "y2_nohash_0.wav").string();
+  CHECK_THAT(neurobench::test::unprivileged_error(
+                 [&] { SpeechCommands(tmp / "sc", SpeechCommandsSubset::Testing, quiet()); }),
+             Catch::Contains(clip + ": cannot open the WAV file: Permission denied"));
+  fs::permissions(tmp / "sc", fs::perms::none);
+  CHECK(neurobench::test::unprivileged_error([&] {
+          SpeechCommands(tmp / "sc", SpeechCommandsSubset::Testing, quiet());
+        }) == (tmp / "sc").string() + ": cannot list the Speech Commands folder: Permission denied");
+  fs::permissions(tmp / "sc", fs::perms::owner_all);
 }
