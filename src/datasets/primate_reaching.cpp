@@ -319,6 +319,10 @@ Batch PrimateReaching::get(const std::vector<int64_t>& indices) const {
   return Batch{data, targets, {}};
 }
 
+std::vector<NamedArray> PrimateReaching::arrays() const {
+  return {{"velocity (targets, from cursor_pos)", velocity_}};
+}
+
 std::string PrimateReaching::describe() const {
   return fmt::format("Primate Reaching '{}' subset of {} ({} samples, {} channels)",
                      to_string(subset_), path_.string(), size(), channels_);

@@ -6,12 +6,15 @@
 #include <neurobench/datasets/primate_reaching.hpp>
 
 #include <fmt/format.h>
+#include <limits>
+
 #include <catch2/catch.hpp>
 
 #include <neurobench/datasets/kinds.hpp>
 #include <neurobench/errors.hpp>
 
 #include "io/hdf5_file.hpp"
+#include "runtime/finite_check.hpp"
 #include "support.hpp"
 
 using neurobench::InputError;
@@ -58,6 +61,24 @@ std::filesystem::path with_time_span(const TempDir& dir, double stop) {
   }
   bytes.replace(at, old.size(), reinterpret_cast<const char*>(spread.data()), old.size());
   const std::filesystem::path out = dir / "long.mat";
+  std::ofstream(out, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return out;
+}
+
+// A copy of small.mat in `dir` whose `cursor_pos` holds a NaN at (x, step 7), found among the
+// file's bytes as with_time_span() finds 't'.
+std::filesystem::path with_nan_cursor(const TempDir& dir) {
+  std::string bytes = neurobench::test::read_file(session("small.mat"));
+  const std::vector<double> c =
+      neurobench::detail::Hdf5File(session("small.mat")).read_doubles("cursor_pos", 1 << 20).values;
+  const std::string old(reinterpret_cast<const char*>(c.data()), c.size() * sizeof(double));
+  const std::size_t at = bytes.find(old);
+  REQUIRE(at != std::string::npos);
+  std::vector<double> changed = c;
+  changed[7] = std::numeric_limits<double>::quiet_NaN();
+  bytes.replace(at, old.size(), reinterpret_cast<const char*>(changed.data()), old.size());
+  const std::filesystem::path out = dir / "nan_cursor.mat";
   std::ofstream(out, std::ios::binary)
       .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   return out;
@@ -309,4 +330,20 @@ TEST_CASE("the primate-reaching kind opens a session with its options",
                                     name, value.dump()));
     }
   }
+}
+
+TEST_CASE("a NaN in cursor_pos reaches the scan before the run through the session's velocity",
+          "[datasets][primate_reaching]") {
+  TempDir dir;
+  const PrimateReaching d(with_nan_cursor(dir), PrimateReachingSubset::Train, quiet());
+  const auto arrays = d.arrays();
+  REQUIRE(arrays.size() == 1);
+  CHECK(arrays[0].first == "velocity (targets, from cursor_pos)");
+  CHECK(arrays[0].second.isnan().any().item<bool>());
+  const auto found = neurobench::detail::find_non_finite(arrays[0].second);
+  REQUIRE(found.has_value());
+  CHECK(found->nan > 0);
+  // The clean session has none.
+  const PrimateReaching clean(session("small.mat"), PrimateReachingSubset::Train, quiet());
+  CHECK_FALSE(neurobench::detail::find_non_finite(clean.arrays()[0].second).has_value());
 }
