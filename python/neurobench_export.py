@@ -33,21 +33,37 @@ import importlib
 import importlib.util
 import inspect
 import linecache
+import math
 import os
+import re
+import shutil
+import signal
+import stat
 import sys
 import tempfile
 import textwrap
+import traceback
 import types
 from typing import Optional, Tuple
 
 import torch
 from torch import Tensor, nn
 
-__all__ = ["export", "ExportError"]
+__all__ = ["export", "ExportError", "ExportArgumentError", "MAX_STEPS"]
 
 
 class ExportError(RuntimeError):
     """The network cannot be exported with its exact behaviour; the message says why and where."""
+
+
+class ExportArgumentError(ExportError):
+    """An argument of export() is bad: an output path that cannot be written (a directory, a
+    device, a FIFO, a missing folder), an example_input that is not one, steps out of range.
+    The message names the argument or the file. The command line exits 2 for these."""
+
+
+MAX_STEPS = 10000
+"""The largest `steps` export() takes: calls per batch in the check, three batches or more."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1023,6 +1039,234 @@ def _set_initial_state(module, state):
 
 
 # ---------------------------------------------------------------------------------------------
+# Files and signals. The output rules are neurobench's (docs/cli.md, "Output files"): a regular
+# file is replaced whole through a temporary file beside it and a rename, a symbolic link is
+# followed and the file it leads to replaced. The exporter writes regular files only: renaming
+# over a device, FIFO or socket replaces it with a regular file (run as root, /dev/null became
+# one), so those are refused by name, as are directories.
+
+_FILE_TYPES = ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a directory"),
+               (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+               (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+               (stat.S_ISLNK, "a symbolic link"))
+
+
+def _file_type(mode):
+    """What a stat() st_mode is, in words, with its article (as neurobench's messages say it)."""
+    for test, words in _FILE_TYPES:
+        if test(mode):
+            return words
+    return "a file of unknown type"
+
+
+def _stat_output(path):
+    """os.stat(path), or None where nothing is there; a test replaces it to see the refusal of
+    a character device without touching one."""
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+
+
+def _cannot_write(path, why):
+    raise ExportArgumentError(f"{path}: cannot open for writing: {why}")
+
+
+def _check_output_folder(path, file):
+    folder = os.path.dirname(file) or "."
+    try:
+        st = os.stat(folder)
+    except FileNotFoundError:
+        _cannot_write(path, f"directory {folder} does not exist")
+    except OSError as e:
+        _cannot_write(path, f"directory {folder}: {e.strerror}")
+    if not stat.S_ISDIR(st.st_mode):
+        _cannot_write(path, f"{folder} is not a directory")
+    effective = os.access in os.supports_effective_ids
+    if not os.access(folder, os.W_OK | os.X_OK, effective_ids=effective):
+        _cannot_write(path, f"directory {folder} is not writable")
+    return folder
+
+
+def _output_target(path):
+    """The regular file that writing `path` replaces, whether it exists, and its mode:
+    (file, st_mode or None). Raises ExportArgumentError naming `path` for anything else."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise ExportArgumentError(f"path must be a file name, got {type(path).__name__}")
+    path = os.fsdecode(os.fspath(path))
+    if path == "":
+        raise ExportArgumentError("cannot write to an empty path")
+    if "\0" in path:
+        _cannot_write(repr(path), "the name holds a NUL character")
+    if path.endswith(os.sep):
+        _cannot_write(path, "it ends in '/', the name of a directory (give a file name)")
+    try:
+        link = os.lstat(path)
+    except FileNotFoundError:
+        _check_output_folder(path, path)
+        return path, None
+    except NotADirectoryError:
+        _check_output_folder(path, path)  # names the folder that is not one
+        _cannot_write(path, "a folder in it is not a directory")
+    except OSError as e:
+        _cannot_write(path, e.strerror)
+    try:
+        st = _stat_output(path)
+    except OSError as e:
+        _cannot_write(path, e.strerror)
+    if st is None:
+        _cannot_write(path, f"it is a symbolic link to {os.readlink(path)}, which does not "
+                            "exist (create the file it names, or remove the link)")
+    file = os.path.realpath(path) if stat.S_ISLNK(link.st_mode) else path
+    if stat.S_ISDIR(st.st_mode):
+        _cannot_write(path, "it is a directory (give a file name)")
+    if not stat.S_ISREG(st.st_mode):
+        _cannot_write(path, f"it is {_file_type(st.st_mode)}; the exporter writes only a regular "
+                            "file, which it replaces whole")
+    _check_output_folder(path, file)
+    return file, st.st_mode
+
+
+def _check_regular_input(path, what):
+    """Raises ExportArgumentError unless `path` is a regular file (or a link to one): a FIFO
+    would block the read, a device never end."""
+    path = os.fsdecode(os.fspath(path))
+    if path == "":
+        raise ExportArgumentError(f"the {what} is an empty path")
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        if os.path.islink(path):
+            raise ExportArgumentError(f"{path}: no such {what} (a symbolic link to "
+                                      f"{os.readlink(path)}, which does not exist)") from None
+        raise ExportArgumentError(f"{path}: no such {what}") from None
+    except (OSError, ValueError) as e:
+        raise ExportArgumentError(f"{path}: cannot read the {what}: "
+                                  f"{getattr(e, 'strerror', None) or e}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise ExportArgumentError(f"{path}: the {what} is {_file_type(st.st_mode)}, not a "
+                                  "regular file")
+    return st
+
+
+class _Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived (command line only): unwinds to main(), which removes what the
+    export left and exits 130 or 143. A BaseException, so that no `except Exception` in the
+    exporter or the user's code swallows it."""
+
+    def __init__(self, signum):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+        self.written = None  # the file, when the signal came after it was renamed into place
+
+
+class _Signals:
+    """SIGINT and SIGTERM as an exception (installed by main() only). Sections that must not be
+    cut in two (creating and removing the temporary folder, the rename) defer the exception to
+    their end; once one signal has been taken, further ones are ignored while the export
+    unwinds and cleans up."""
+
+    def __init__(self):
+        self.installed = False
+        self.depth = 0
+        self.pending = None
+        self.taken = False
+        self.temporaries = set()  # folders to remove should an interruption skip their cleanup
+
+    def install(self):
+        self.depth, self.pending, self.taken = 0, None, False
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(signum) == signal.SIG_IGN:
+                continue  # ignored when we started (nohup, a script's background job): stays so
+            signal.signal(signum, self._handle)
+        self.installed = True
+
+    def _handle(self, signum, frame):
+        if self.taken:
+            return
+        if self.depth:
+            self.pending = signum
+            return
+        self.taken = True
+        raise _Interrupted(signum)
+
+    def deferred(self):
+        signals = self
+
+        class _Deferred:
+            def __enter__(self):
+                signals.depth += 1
+
+            def __exit__(self, *exc):
+                signals.depth -= 1
+                if signals.depth == 0 and signals.pending is not None and not signals.taken:
+                    signals.taken = True
+                    raise _Interrupted(signals.pending)
+                return False
+
+        return _Deferred()
+
+    def remove_temporaries(self):
+        self.taken = True  # no more exceptions from here on
+        for folder in list(self.temporaries):
+            shutil.rmtree(folder, ignore_errors=True)
+            self.temporaries.discard(folder)
+
+
+_SIGNALS = _Signals()
+
+
+class _TemporaryFolder:
+    """A folder beside the output for the candidate file, removed on every way out."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.path = None
+
+    def __enter__(self):
+        with _SIGNALS.deferred():
+            try:
+                self.path = tempfile.mkdtemp(prefix="neurobench_export_", dir=self.folder)
+            except OSError as e:
+                raise ExportArgumentError(f"{self.folder}: cannot create a temporary folder "
+                                          f"for the export: {e.strerror}") from None
+            _SIGNALS.temporaries.add(self.path)
+        return self.path
+
+    def __exit__(self, *exc):
+        with _SIGNALS.deferred():
+            shutil.rmtree(self.path, ignore_errors=True)
+            _SIGNALS.temporaries.discard(self.path)
+        return False
+
+
+def _commit(candidate, path, target):
+    """Renames the checked candidate over the output, after checking the output again: a path
+    that became a directory, device or FIFO meanwhile is refused, not replaced."""
+    file, mode = _output_target(path)
+    if file != target[0]:
+        raise ExportArgumentError(f"{path}: it changed while the export was checked (it now "
+                                  f"leads to {file}, not {target[0]}); nothing was written")
+    os.chmod(candidate, stat.S_IMODE(mode) if mode is not None else 0o644)
+    fd = os.open(candidate, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(candidate, file)
+    try:
+        fd = os.open(os.path.dirname(file) or ".", os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+# ---------------------------------------------------------------------------------------------
 # The export
 
 def _script_error_message(e, what):
@@ -1041,9 +1285,13 @@ def _script_error_message(e, what):
 
 
 def _save_and_load(module, directory):
+    # Through file objects: torch.jit.save/load take a path as UTF-8 only, and a folder's name
+    # need not be UTF-8.
     path = os.path.join(directory, "candidate.pt")
-    torch.jit.save(module, path)
-    return torch.jit.load(path), path
+    with open(path, "wb") as f:
+        torch.jit.save(module, f)
+    with open(path, "rb") as f:
+        return torch.jit.load(f), path
 
 
 def export(net, path, *, example_input=None, custom_forward=False, stepwise=None, steps=8,
@@ -1058,30 +1306,47 @@ def export(net, path, *, example_input=None, custom_forward=False, stepwise=None
     - TorchModel(net): `example_input` is one batch as the net is called with it.
 
     `stepwise`: True or False when known (False: a TorchModel net, never reset between
-    batches); None checks both. `steps`: calls per batch in the check.
+    batches); None checks both. `steps`: calls per batch in the check, 1 to MAX_STEPS.
+    `path`: a regular file (replaced whole), a symbolic link to one (the file it leads to is
+    replaced) or a new name in an existing, writable folder; a directory, device, FIFO or
+    socket is refused.
     Returns a short report (str). Raises ExportError, writing nothing, when the saved file would
-    not behave exactly as the eager net.
+    not behave exactly as the eager net; ExportArgumentError (an ExportError) for a bad argument.
     """
     if not isinstance(net, nn.Module):
-        raise ExportError(f"net must be a torch.nn.Module, got {type(net).__name__}")
+        raise ExportArgumentError(f"net must be a torch.nn.Module, got {type(net).__name__}")
     if example_input is None:
-        raise ExportError("example_input is required: the exporter checks the saved file "
-                          "against the eager net on it (one timestep data[:, t] for a step-wise "
-                          "net, the whole (batch, time, ...) tensor otherwise)")
+        raise ExportArgumentError(
+            "example_input is required: the exporter checks the saved file against the eager "
+            "net on it (one timestep data[:, t] for a step-wise net, the whole (batch, time, "
+            "...) tensor otherwise)")
     if not isinstance(example_input, Tensor):
-        raise ExportError(f"example_input must be a tensor, got {type(example_input).__name__}")
+        raise ExportArgumentError(f"example_input must be a tensor, got "
+                                  f"{type(example_input).__name__}")
     if custom_forward and example_input.dim() < 2:
-        raise ExportError(f"with custom_forward=True example_input is (batch, time, ...), got "
-                          f"shape {list(example_input.shape)}")
+        raise ExportArgumentError(f"with custom_forward=True example_input is (batch, time, "
+                                  f"...), got shape {list(example_input.shape)}")
     if custom_forward:
         stepwise = False
     if example_input.dim() == 0 or example_input.shape[0] == 0:
-        raise ExportError(f"example_input needs a batch dimension, got shape "
-                          f"{list(example_input.shape)}")
-    path = os.fspath(path)
-    out_dir = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(out_dir):
-        raise ExportError(f"{path}: folder {out_dir} does not exist")
+        raise ExportArgumentError(f"example_input needs a batch dimension, got shape "
+                                  f"{list(example_input.shape)}")
+    if example_input.numel() == 0:
+        raise ExportArgumentError(f"example_input is empty, shape {list(example_input.shape)}")
+    if example_input.is_floating_point() and bool(torch.isnan(example_input).any()):
+        raise ExportArgumentError("example_input holds NaN: the check compares the eager net "
+                                  "and the saved file bit for bit, and NaN equals nothing")
+    # steps=0 (or less) would skip the check and still report the file checked
+    if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= MAX_STEPS:
+        raise ExportArgumentError(f"steps: {steps!r} is out of range; expected an integer from "
+                                  f"1 to {MAX_STEPS}")
+    target = _output_target(path)
+    path = os.fsdecode(os.fspath(path))
+    out_dir = os.path.dirname(target[0]) or "."
+    for name, t in list(net.named_parameters()) + list(net.named_buffers()):
+        if t.is_floating_point() and bool(torch.isnan(t).any()):
+            kind = "parameter" if isinstance(t, nn.Parameter) else "buffer"
+            raise ExportError(f"{kind} '{name}' of the network holds NaN; nothing was written")
 
     was_training = net.training
     net.eval()
@@ -1117,7 +1382,7 @@ def export(net, path, *, example_input=None, custom_forward=False, stepwise=None
         mirror_reset = _snntorch_reset(net)
     attempts = []  # (description, problem)
     report = []
-    with tempfile.TemporaryDirectory(prefix="neurobench_export_", dir=out_dir) as tmp:
+    with _TemporaryFolder(out_dir) as tmp:
         has_reset = "reset" in _user_functions(type(net))
         has_none = any(v is None for m in net.modules() if _is_user_module(m)
                        for k, v in vars(m).items() if not k.startswith("_"))
@@ -1156,7 +1421,24 @@ def export(net, path, *, example_input=None, custom_forward=False, stepwise=None
             finally:
                 _restore(saved)
             if problem is None:
-                os.replace(candidate, path)
+                committed = False
+                try:
+                    with _SIGNALS.deferred():
+                        _commit(candidate, path, target)
+                        committed = True
+                except _Interrupted as e:
+                    if committed:
+                        e.written = path  # the signal came during the rename: it went through
+                    raise
+                except ExportArgumentError:
+                    if was_training:
+                        net.train()
+                    raise
+                except OSError as e:
+                    if was_training:
+                        net.train()
+                    raise ExportArgumentError(f"{path}: cannot write the export: "
+                                              f"{e.strerror or e}") from None
                 report.append(f"exported {type(net).__name__} to {path} ({label}); checked "
                               f"against the eager net")
                 if mirror_reset and mirror_reset[1]:
@@ -1240,84 +1522,326 @@ def _replace(root, path, new):
 # ---------------------------------------------------------------------------------------------
 # Command line
 
-def _usage_error(message):
-    print(message, file=sys.stderr)
-    sys.exit(2)
+MAX_EXAMPLE_VALUES = 1 << 26
+"""The most values --example-shape may ask for (256 MiB of float32); the check runs the net on
+the example and on copies of it many times."""
+MAX_EXAMPLE_DIMS = 16
+MAX_BATCH_SIZE = (1 << 31) - 1  # as `neurobench run --batch-size`
+
+_INTEGER = re.compile(r"[+-]?[0-9]+\Z")
+_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\Z")
 
 
-def _load_net(spec, weights):
-    if ":" not in spec:
-        _usage_error(f"error: '{spec}' is not MODULE:NAME (a module or .py file, then a "
-                         "network or a function making one)")
-    mod_name, attr = spec.rsplit(":", 1)
-    if mod_name.endswith(".py") or os.sep in mod_name:
-        if not os.path.isfile(mod_name):
-            _usage_error(f"error: {mod_name}: no such file")
-        sys.path.insert(0, os.path.dirname(os.path.abspath(mod_name)))
-        s = importlib.util.spec_from_file_location(
-            os.path.splitext(os.path.basename(mod_name))[0], mod_name)
-        module = importlib.util.module_from_spec(s)
-        sys.modules[s.name] = module
-        s.loader.exec_module(module)
+class _CommandLineError(Exception):
+    """A bad argument or option: printed as one line, `error: MESSAGE`, exit status 2."""
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    def error(self, message):
+        self.exit(2, f"error: {message} (see --help)\n")
+
+
+def _one_line(text):
+    return " ".join(line.strip() for line in str(text).splitlines() if line.strip())
+
+
+def _shown(text, limit=40):
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _raised(e):
+    """`Type: message (at file:line)` on one line, for an exception from the user's code."""
+    text = _one_line(e)
+    what = f"{type(e).__name__}: {text}" if text else type(e).__name__
+    if isinstance(e, SyntaxError):
+        return what  # its message gives the file and line
+    frames = [f for f in traceback.extract_tb(e.__traceback__)
+              if not f.filename.startswith("<frozen")]
+    return f"{what} (at {frames[-1].filename}:{frames[-1].lineno})" if frames else what
+
+
+def _integer(option, text, low, high):
+    expected = f"expected an integer from {low} to {high}"
+    if not _INTEGER.match(text):
+        raise _CommandLineError(f"{option}: '{_shown(text)}' is not an integer; {expected}")
+    digits = text.lstrip("+-").lstrip("0")
+    if len(digits) > 30:  # beyond any range here; int() of thousands of digits is refused
+        raise _CommandLineError(f"{option}: {_shown(text)} is out of range; {expected}")
+    value = int(text)
+    if not low <= value <= high:
+        raise _CommandLineError(f"{option}: {value} is out of range; {expected}")
+    return value
+
+
+def _decimal(option, text, low, high):
+    expected = f"expected a number from {low} to {high}"
+    if not _DECIMAL.match(text):
+        raise _CommandLineError(f"{option}: '{_shown(text)}' is not a number; {expected}")
+    value = float(text)
+    if not (math.isfinite(value) and low <= value <= high):
+        raise _CommandLineError(f"{option}: {_shown(text)} is out of range; {expected}")
+    return value
+
+
+def _example_shape(text):
+    parts = text.split(",")
+    if not all(re.fullmatch(r"[0-9]+", p) for p in parts):
+        raise _CommandLineError(f"--example-shape: '{_shown(text)}' is not a list of positive "
+                                f"integers such as 8,40")
+    if len(parts) > MAX_EXAMPLE_DIMS:
+        raise _CommandLineError(f"--example-shape: {len(parts)} dimensions; at most "
+                                f"{MAX_EXAMPLE_DIMS}")
+    shape = [_integer("--example-shape", p, 1, MAX_BATCH_SIZE) for p in parts]
+    if math.prod(shape) > MAX_EXAMPLE_VALUES:
+        raise _CommandLineError(f"--example-shape: {text} is {math.prod(shape)} values; at most "
+                                f"{MAX_EXAMPLE_VALUES}")
+    return shape
+
+
+def _check_options(a):
+    """Numbers in range and options that go together, before anything is loaded."""
+    if a.example_npz is not None and a.example_shape is not None:
+        raise _CommandLineError("give --example-shape or --example-npz, not both")
+    if a.example_npz is None and a.example_shape is None:
+        raise _CommandLineError("give --example-shape or --example-npz (the exporter checks the "
+                                "saved file against the eager network on that example)")
+    if a.example_npz is not None:
+        for option, value in (("--example-kind", a.example_kind), ("--spike-rate",
+                                                                   a.spike_rate)):
+            if value is not None:
+                raise _CommandLineError(f"{option} makes a random example; it does not go with "
+                                        f"--example-npz")
     else:
+        if a.batch_size is not None:
+            raise _CommandLineError("--batch-size takes the first samples of --example-npz; "
+                                    "with --example-shape the batch is the shape's first number")
+        if a.spike_rate is not None and a.example_kind == "normal":
+            raise _CommandLineError("--spike-rate is for --example-kind spikes, not normal")
+    a.steps = _integer("--steps", a.steps, 1, MAX_STEPS) if a.steps is not None else 8
+    a.batch_size = _integer("--batch-size", a.batch_size, 1, MAX_BATCH_SIZE) \
+        if a.batch_size is not None else 8
+    a.spike_rate = _decimal("--spike-rate", a.spike_rate, 0, 1) \
+        if a.spike_rate is not None else 0.3
+    a.example_kind = a.example_kind or "spikes"
+    a.shape = _example_shape(a.example_shape) if a.example_shape is not None else None
+
+
+def _split_spec(spec):
+    if ":" not in spec:
+        raise _CommandLineError(f"'{spec}' is not MODULE:NAME (a module or .py file, then a "
+                                f"network or a function making one)")
+    mod_name, attr = spec.rsplit(":", 1)
+    if not mod_name or not attr:
+        raise _CommandLineError(f"'{spec}' is not MODULE:NAME: no "
+                                f"{'module before' if not mod_name else 'name after'} the ':'")
+    is_file = mod_name.endswith(".py") or os.sep in mod_name
+    if not is_file and not all(p.isidentifier() for p in mod_name.split(".")):
+        raise _CommandLineError(f"'{mod_name}' (in '{spec}') is neither a module name nor a "
+                                f".py file")
+    return mod_name, attr, is_file
+
+
+def _import(mod_name, is_file):
+    try:
+        if is_file:
+            sys.path.insert(0, os.path.dirname(os.path.abspath(mod_name)))
+            s = importlib.util.spec_from_file_location(
+                os.path.splitext(os.path.basename(mod_name))[0], mod_name)
+            module = importlib.util.module_from_spec(s)
+            sys.modules[s.name] = module
+            s.loader.exec_module(module)
+            return module
         sys.path.insert(0, os.getcwd())
-        module = importlib.import_module(mod_name)
-    if not hasattr(module, attr):
-        _usage_error(f"error: {mod_name} has no attribute '{attr}'")
-    obj = getattr(module, attr)
-    net = obj if isinstance(obj, nn.Module) else obj()
+        return importlib.import_module(mod_name)
+    except (_Interrupted, KeyboardInterrupt):
+        raise
+    except ModuleNotFoundError as e:
+        if not is_file and e.name is not None and (mod_name + ".").startswith(e.name + "."):
+            raise _CommandLineError(f"{mod_name}: no such module (nor a .py file; give "
+                                    f"FILE.py:NAME for a file)") from None
+        raise _CommandLineError(f"{mod_name}: cannot import it: {_raised(e)}") from None
+    except BaseException as e:  # noqa: BLE001 (SystemExit too: the module is not ours)
+        raise _CommandLineError(f"{mod_name}: cannot import it: {_raised(e)}") from None
+
+
+def _load_net(spec, mod_name, module):
+    attr = spec.rsplit(":", 1)[1]
+    try:
+        obj = getattr(module, attr)
+    except AttributeError:
+        raise _CommandLineError(f"{mod_name} has no attribute '{attr}'") from None
+    except (_Interrupted, KeyboardInterrupt):
+        raise
+    except BaseException as e:  # noqa: BLE001
+        raise _CommandLineError(f"{spec}: reading it raised {_raised(e)}") from None
+    if isinstance(obj, nn.Module):
+        net = obj
+    elif callable(obj):
+        try:
+            net = obj()
+        except (_Interrupted, KeyboardInterrupt):
+            raise
+        except BaseException as e:  # noqa: BLE001
+            raise _CommandLineError(f"{spec}: making the network raised {_raised(e)}") from None
+    else:
+        raise _CommandLineError(f"{spec} is {type(obj).__name__}, neither a torch.nn.Module nor "
+                                f"a function returning one")
     if not isinstance(net, nn.Module):
-        _usage_error(f"error: {spec} gave {type(net).__name__}, not a torch.nn.Module")
-    if weights:
-        state = torch.load(weights, map_location="cpu")
-        if isinstance(state, dict) and isinstance(state.get("state_dict"), dict):
-            state = state["state_dict"]
+        raise _CommandLineError(f"{spec} gave {type(net).__name__}, not a torch.nn.Module")
+    return net
+
+
+def _load_weights(net, spec, weights):
+    try:
+        with open(weights, "rb") as f:
+            state = torch.load(f, map_location="cpu")
+    except (_Interrupted, KeyboardInterrupt):
+        raise
+    except BaseException as e:  # noqa: BLE001 (unpickling runs the file's own code)
+        raise _CommandLineError(f"{weights}: cannot load the weights: {type(e).__name__}: "
+                                f"{_one_line(e)}") from None
+    if isinstance(state, dict) and isinstance(state.get("state_dict"), dict):
+        state = state["state_dict"]
+    if isinstance(state, nn.Module):
+        raise _CommandLineError(f"{weights}: holds a whole network ({type(state).__name__}), "
+                                f"not a state_dict; save net.state_dict() instead")
+    if not isinstance(state, dict):
+        raise _CommandLineError(f"{weights}: holds {type(state).__name__}, not a state_dict (a "
+                                f"dict of tensors by parameter name)")
+    try:
         net.load_state_dict(state)
-    return net.eval()
+    except (_Interrupted, KeyboardInterrupt):
+        raise
+    except BaseException as e:  # noqa: BLE001
+        raise _CommandLineError(f"{weights}: does not fit {spec}: {_one_line(e)}") from None
+
+
+def _example_from_npz(a):
+    try:
+        import numpy as np  # only for this option
+    except ImportError:
+        raise _CommandLineError("--example-npz needs numpy (Debian: python3-numpy)") from None
+    path = a.example_npz
+    try:
+        archive = np.load(path, allow_pickle=False)
+    except Exception as e:  # noqa: BLE001
+        raise _CommandLineError(f"{path}: cannot read it as an .npz archive: "
+                                f"{_one_line(e)}") from None
+    if not isinstance(archive, np.lib.npyio.NpzFile):
+        raise _CommandLineError(f"{path}: is a single .npy array, not an .npz archive with an "
+                                f"array 'data'")
+    with archive as z:
+        if "data" not in z.files:
+            names = ", ".join(z.files[:5]) + (f" and {len(z.files) - 5} more"
+                                              if len(z.files) > 5 else "")
+            raise _CommandLineError(f"{path}: has no array 'data' (it has "
+                                    f"{names or 'no arrays'})")
+        try:
+            data = z["data"]
+        except Exception as e:  # noqa: BLE001
+            raise _CommandLineError(f"{path}: cannot read its array 'data': "
+                                    f"{_one_line(e)}") from None
+    if data.dtype.kind not in "biuf":
+        raise _CommandLineError(f"{path}: array 'data' has dtype {data.dtype}; expected numbers "
+                                f"(bool, integer or float)")
+    if data.ndim == 0 or data.shape[0] == 0:
+        raise _CommandLineError(f"{path}: array 'data' of shape {list(data.shape)} has no "
+                                f"samples")
+    x = data[: a.batch_size]
+    if a.stepwise:
+        if x.ndim < 2 or x.shape[1] == 0:
+            raise _CommandLineError(f"{path}: step-wise data must be (batch, time, ...) with at "
+                                    f"least one timestep, got shape {list(data.shape)}")
+        x = x[:, 0]
+    try:
+        t = torch.from_numpy(np.ascontiguousarray(x))
+    except TypeError as e:
+        raise _CommandLineError(f"{path}: array 'data' of dtype {data.dtype}: {e}") from None
+    if t.is_floating_point() and bool(torch.isnan(t).any()):
+        raise _CommandLineError(f"{path}: array 'data' holds NaN in the samples taken as the "
+                                f"example")
+    return t
 
 
 def _example_from_args(a):
-    if a.example_npz:
-        import numpy as np  # only for this option
-        with np.load(a.example_npz) as z:
-            if "data" not in z:
-                _usage_error(f"error: {a.example_npz} has no array 'data'")
-            x = torch.from_numpy(np.ascontiguousarray(z["data"][: a.batch_size]))
-        if a.stepwise:
-            if x.dim() < 2:
-                _usage_error(f"error: step-wise data must be (batch, time, ...), got shape "
-                             f"{list(x.shape)}")
-            x = x[:, 0]
-        return x
-    if not a.example_shape:
-        _usage_error("error: give --example-shape or --example-npz")
-    try:
-        shape = [int(s) for s in a.example_shape.split(",")]
-    except ValueError:
-        _usage_error(f"error: --example-shape '{a.example_shape}' is not a list of integers")
+    if a.example_npz is not None:
+        return _example_from_npz(a)
     g = torch.Generator().manual_seed(0)
     if a.example_kind == "spikes":
-        return (torch.rand(shape, generator=g) < a.spike_rate).float()
-    return torch.randn(shape, generator=g)
+        return (torch.rand(a.shape, generator=g) < a.spike_rate).float()
+    return torch.randn(a.shape, generator=g)
+
+
+def _check_not_an_input(out, target, inputs):
+    """Refuses an output that is one of the inputs (by device and inode: links too)."""
+    if target[1] is None:
+        return
+    o = os.stat(target[0])
+    for path, role in inputs:
+        try:
+            i = os.stat(path)
+        except OSError:
+            continue
+        if (o.st_dev, o.st_ino) == (i.st_dev, i.st_ino):
+            raise _CommandLineError(f"{out} (the output) is the same file as {path} ({role}): "
+                                    f"an output must not overwrite an input")
+
+
+def _run(a):
+    _check_options(a)
+    target = _output_target(a.out)
+    mod_name, _, is_file = _split_spec(a.net)
+    inputs = []
+    if is_file:
+        _check_regular_input(mod_name, "module file")
+        inputs.append((mod_name, "the network's module"))
+    if a.weights is not None:
+        _check_regular_input(a.weights, "weights file")
+        inputs.append((a.weights, "--weights"))
+    if a.example_npz is not None:
+        _check_regular_input(a.example_npz, "example file")
+        inputs.append((a.example_npz, "--example-npz"))
+    _check_not_an_input(a.out, target, inputs)
+    module = _import(mod_name, is_file)
+    if not is_file and isinstance(getattr(module, "__file__", None), str):
+        _check_not_an_input(a.out, target, [(module.__file__, "the network's module")])
+    net = _load_net(a.net, mod_name, module)
+    if a.weights is not None:
+        _load_weights(net, a.net, a.weights)
+    net.eval()
+    example = _example_from_args(a)
+    stepwise = True if a.stepwise else (False if (a.torch_model or a.custom_forward) else None)
+    print(export(net, a.out, example_input=example, custom_forward=a.custom_forward,
+                 stepwise=stepwise, steps=a.steps))
+    return 0
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(
+    """The command line; returns its exit status: 0 written, 1 refused, 2 bad arguments, 130 or
+    143 interrupted by SIGINT or SIGTERM (nothing left behind)."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")  # names that are not UTF-8
+    ap = _ArgumentParser(
         prog="neurobench_export.py",
         description="Export an snnTorch network to TorchScript for neurobench-cpp, checked "
                     "against the eager network.")
     ap.add_argument("net", help="MODULE:NAME or FILE.py:NAME: a network, or a function "
                                 "returning one")
-    ap.add_argument("out", help="TorchScript file to write")
+    ap.add_argument("out", help="TorchScript file to write: a regular file (replaced whole) or "
+                                "a new name; a directory, device or FIFO is refused")
     ap.add_argument("--weights", help="a state_dict file to load into the network first")
     ap.add_argument("--example-shape", help="shape of one example call, e.g. 8,40 (one "
                                             "timestep for --stepwise)")
-    ap.add_argument("--example-kind", choices=["spikes", "normal"], default="spikes",
-                    help="values of the generated example: 0/1 spikes or standard normal")
-    ap.add_argument("--spike-rate", type=float, default=0.3)
+    ap.add_argument("--example-kind", choices=["spikes", "normal"],
+                    help="values of the generated example: 0/1 spikes (the default) or standard "
+                         "normal")
+    ap.add_argument("--spike-rate", help="probability of a spike in the generated example, "
+                                         "0 to 1 (default 0.3)")
     ap.add_argument("--example-npz", help="take the example from the 'data' array of this .npz "
                                           "(first --batch-size samples)")
-    ap.add_argument("--batch-size", type=int, default=8)
+    ap.add_argument("--batch-size", help=f"samples taken from --example-npz, 1 to "
+                                         f"{MAX_BATCH_SIZE} (default 8)")
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--stepwise", action="store_true",
                       help="NeuroBench's SNNTorchModel(net): run with neurobench run --stepwise")
@@ -1325,18 +1849,38 @@ def main(argv=None):
                       help="SNNTorchModel(net, custom_forward=True): the net loops over time")
     mode.add_argument("--torch-model", action="store_true",
                       help="TorchModel(net): called once per batch, never reset")
-    ap.add_argument("--steps", type=int, default=8, help="calls per batch in the check")
+    ap.add_argument("--steps", help=f"calls per batch in the check, 1 to {MAX_STEPS} (default 8)")
     a = ap.parse_args(argv)
-    net = _load_net(a.net, a.weights)
-    example = _example_from_args(a)
-    stepwise = True if a.stepwise else (False if (a.torch_model or a.custom_forward) else None)
+    import threading
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+        _SIGNALS.install()
     try:
-        print(export(net, a.out, example_input=example, custom_forward=a.custom_forward,
-                     stepwise=stepwise, steps=a.steps))
+        return _run(a)
+    except _CommandLineError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except ExportArgumentError as e:
+        print(f"error: {_one_line(e)}", file=sys.stderr)
+        return 2
     except ExportError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    return 0
+    except _Interrupted as e:
+        _SIGNALS.remove_temporaries()
+        name = signal.Signals(e.signum).name
+        if e.written:
+            print(f"error: interrupted by {name} after {e.written} was written (checked)",
+                  file=sys.stderr)
+        else:
+            print(f"error: interrupted by {name}: nothing was written", file=sys.stderr)
+        return 128 + e.signum
+    finally:
+        _SIGNALS.remove_temporaries()
+        for s, handler in previous.items():
+            if handler is not None:
+                signal.signal(s, handler)
 
 
 if __name__ == "__main__":

@@ -3,10 +3,16 @@
 """Unit tests of python/neurobench_export.py: what it refuses and how it says so, what it
 leaves behind, the command line. Run: /usr/bin/python3 tests/snntorch/test_exporter.py
 Exits 77 (skipped) without python3-torch or the reference snnTorch in ../shared/third_party."""
+import contextlib
+import io
 import os
+import signal
+import socket
+import stat
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -228,6 +234,437 @@ class ExporterTest(unittest.TestCase):
         r = self.export_cli("--example-shape", "4,20", net="no_such_net")
         self.assertEqual(r.returncode, 2)
         self.assertIn("has no attribute 'no_such_net'", r.stderr)
+
+
+def small_net():
+    return nets.kws_sequential()
+
+
+class OutputPathTest(unittest.TestCase):
+    """The output rules of neurobench's own outputs (docs/cli.md, "Output files"): a regular file
+    is replaced whole, a symbolic link followed, anything else refused by name and left as it
+    was. Nothing here touches a real device: FIFOs and sockets are made in a temporary folder,
+    and a character device is seen through the exporter's stat seam."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def export_to(self, path, **kwargs):
+        kwargs.setdefault("example_input", spikes(4, 20))
+        kwargs.setdefault("stepwise", True)
+        return ne.export(small_net(), path, **kwargs)
+
+    def assertRefusedPath(self, path, *needles):
+        before = sorted(os.listdir(self.dir))
+        with self.assertRaises(ne.ExportArgumentError) as ctx:
+            self.export_to(path)
+        for needle in needles:
+            self.assertIn(needle, str(ctx.exception))
+        self.assertEqual(sorted(os.listdir(self.dir)), before, "nothing written, nothing left")
+        return str(ctx.exception)
+
+    def test_a_fifo_given_as_the_output_is_refused_by_name_and_stays_a_fifo(self):
+        fifo = os.path.join(self.dir, "pipe")
+        os.mkfifo(fifo)
+        self.assertRefusedPath(fifo, fifo, "it is a FIFO (named pipe)")
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
+
+    def test_a_symbolic_link_to_a_fifo_is_refused_and_both_stay(self):
+        fifo = os.path.join(self.dir, "pipe")
+        os.mkfifo(fifo)
+        link = os.path.join(self.dir, "out.pt")
+        os.symlink("pipe", link)
+        self.assertRefusedPath(link, "it is a FIFO (named pipe)")
+        self.assertTrue(os.path.islink(link))
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
+
+    def test_a_socket_given_as_the_output_is_refused_by_name(self):
+        path = os.path.join(self.dir, "sock")
+        with socket.socket(socket.AF_UNIX) as s:
+            s.bind(path)
+            self.assertRefusedPath(path, "it is a socket")
+            self.assertTrue(stat.S_ISSOCK(os.lstat(path).st_mode))
+
+    def test_a_character_device_given_as_the_output_is_refused_and_not_replaced(self):
+        # The seam reports a character device for a file of ours; /dev/null is never touched.
+        dev = os.path.join(self.dir, "null")
+        with open(dev, "wb") as f:
+            f.write(b"stands for a device")
+        real = ne._stat_output
+
+        def fake(path):
+            st = real(path)
+            if st is not None and os.path.samefile(path, dev):
+                return os.stat_result((stat.S_IFCHR | 0o666,) + tuple(st)[1:])
+            return st
+
+        ne._stat_output = fake
+        try:
+            self.assertRefusedPath(dev, dev, "it is a character device")
+        finally:
+            ne._stat_output = real
+        with open(dev, "rb") as f:
+            self.assertEqual(f.read(), b"stands for a device")
+
+    def test_a_directory_given_as_the_output_is_refused_naming_it(self):
+        sub = os.path.join(self.dir, "models")
+        os.mkdir(sub)
+        self.assertRefusedPath(sub, sub, "it is a directory (give a file name)")
+        self.assertEqual(os.listdir(sub), [])
+
+    def test_an_empty_output_path_is_refused(self):
+        self.assertRefusedPath("", "cannot write to an empty path")
+
+    def test_an_output_in_a_missing_folder_names_the_folder(self):
+        self.assertRefusedPath(os.path.join(self.dir, "nope", "net.pt"), "nope does not exist")
+
+    def test_a_dangling_symbolic_link_is_refused_naming_its_target(self):
+        link = os.path.join(self.dir, "out.pt")
+        os.symlink("gone.pt", link)
+        self.assertRefusedPath(link, "a symbolic link to gone.pt, which does not exist")
+
+    def test_a_symbolic_link_is_followed_and_the_file_it_leads_to_replaced(self):
+        real = os.path.join(self.dir, "real.pt")
+        with open(real, "wb") as f:
+            f.write(b"old")
+        os.chmod(real, 0o600)
+        link = os.path.join(self.dir, "out.pt")
+        os.symlink("real.pt", link)
+        self.export_to(link)
+        self.assertTrue(os.path.islink(link), "the link stays")
+        self.assertEqual(stat.S_IMODE(os.stat(real).st_mode), 0o600, "permissions kept")
+        torch.jit.load(real)
+        self.assertEqual(sorted(os.listdir(self.dir)), ["out.pt", "real.pt"])
+
+    def test_an_output_that_becomes_a_fifo_during_the_check_is_not_replaced(self):
+        out = os.path.join(self.dir, "net.pt")
+        with open(out, "wb") as f:
+            f.write(b"old")
+        check = ne._check
+
+        def swap_then_check(*args, **kwargs):
+            os.remove(out)
+            os.mkfifo(out)
+            return check(*args, **kwargs)
+
+        ne._check = swap_then_check
+        try:
+            with self.assertRaises(ne.ExportArgumentError) as ctx:
+                self.export_to(out)
+        finally:
+            ne._check = check
+        self.assertIn("it is a FIFO (named pipe)", str(ctx.exception))
+        self.assertTrue(stat.S_ISFIFO(os.lstat(out).st_mode))
+        self.assertEqual(os.listdir(self.dir), ["net.pt"], "no temporary folder left")
+
+    def test_steps_below_one_are_refused_rather_than_skipping_the_check(self):
+        out = os.path.join(self.dir, "net.pt")
+        for steps in (0, -1, ne.MAX_STEPS + 1, 2.0, True):
+            with self.assertRaises(ne.ExportArgumentError) as ctx:
+                self.export_to(out, steps=steps)
+            self.assertIn(f"steps: {steps!r} is out of range", str(ctx.exception))
+        self.assertEqual(os.listdir(self.dir), [])
+
+    def test_steps_1_still_refuses_a_network_with_noise_in_forward(self):
+        class Noisy(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(6, 5)
+                self.lif = snn.Leaky(beta=0.9, init_hidden=True, output=True)
+
+            def forward(self, x):
+                return self.lif(self.fc(x + torch.rand_like(x)))
+
+        with self.assertRaises(ne.ExportError) as ctx:
+            ne.export(Noisy(), os.path.join(self.dir, "net.pt"), example_input=spikes(4, 6),
+                      stepwise=True, steps=1)
+        self.assertIn("differs first", str(ctx.exception))
+        self.assertEqual(os.listdir(self.dir), [])
+
+    def test_a_network_with_nan_weights_is_refused_naming_the_parameter(self):
+        net = small_net()
+        with torch.no_grad():
+            net[1].weight[0, 0] = float("nan")
+        with self.assertRaises(ne.ExportError) as ctx:
+            ne.export(net, os.path.join(self.dir, "net.pt"), example_input=spikes(4, 20),
+                      stepwise=True, steps=1)
+        self.assertIn("parameter '1.weight' of the network holds NaN", str(ctx.exception))
+        self.assertEqual(os.listdir(self.dir), [])
+
+    def test_a_folder_whose_name_is_not_utf8_takes_the_export(self):
+        folder = os.path.join(os.fsencode(self.dir), b"d\xff")
+        os.mkdir(folder)
+        out = os.path.join(folder, b"net\xfe.pt")
+        report = self.export_to(out)
+        self.assertIn("checked against the eager net", report)
+        self.assertEqual(os.listdir(folder), [b"net\xfe.pt"])
+
+
+SLOW_NET = '''
+import snntorch as snn
+from torch import nn
+
+def net():
+    return nn.Sequential(nn.Linear(20, 64), snn.Leaky(beta=0.9, init_hidden=True),
+                         nn.Linear(64, 5), snn.Leaky(beta=0.9, init_hidden=True, output=True))
+'''
+
+
+class CommandLineArgumentsTest(unittest.TestCase):
+    """Every argument and option of the command line: a bad one is one line naming it, exit 2,
+    and nothing is written."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+        self.out = os.path.join(self.dir, "net.pt")
+        self.nets = os.path.join(HERE, "nets.py") + ":kws_sequential"
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def file(self, name, contents=b""):
+        path = os.path.join(self.dir, name)
+        with open(path, "wb") as f:
+            f.write(contents)
+        return path
+
+    def cli(self, *args, timeout=120):
+        return subprocess.run([sys.executable, os.path.join(ROOT, "python", "neurobench_export.py"),
+                               *args], capture_output=True, text=True, timeout=timeout,
+                              cwd=self.dir,
+                              env=dict(os.environ, PYTHONPATH=os.path.join(THIRD, "snntorch")))
+
+    def main(self, *args):
+        """neurobench_export.main() in this process (a process per case takes a second or two
+        to import torch): its exit status and what it printed on stderr."""
+        cwd, path, err = os.getcwd(), list(sys.path), io.StringIO()
+        os.chdir(self.dir)
+        try:
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                try:
+                    status = ne.main(list(args))
+                except SystemExit as e:  # argparse's own errors
+                    status = e.code
+        finally:
+            os.chdir(cwd)
+            sys.path[:] = path
+        return status, err.getvalue()
+
+    def assertBadArgument(self, args, needle, separate_process=False):
+        """`separate_process`: for an input that could block the read (a FIFO), so that a
+        regression fails here instead of hanging the test."""
+        before = sorted(os.listdir(self.dir))
+        if separate_process:
+            try:
+                r = self.cli(*args, timeout=60)
+            except subprocess.TimeoutExpired:
+                self.fail(f"{args}: still running after 60 s (blocked on a FIFO?)")
+            status, stderr = r.returncode, r.stderr
+        else:
+            status, stderr = self.main(*args)
+        self.assertEqual(status, 2, f"{args}: {stderr}")
+        self.assertNotIn("Traceback", stderr)
+        lines = stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, f"{args}: one line, got {stderr}")
+        self.assertTrue(lines[0].startswith("error: "), lines[0])
+        self.assertIn(needle, lines[0], args)
+        self.assertEqual(sorted(os.listdir(self.dir)), before, f"{args}: nothing written")
+
+    def test_steps_out_of_range_are_refused_naming_the_option(self):
+        for value, needle in [("0", "--steps: 0 is out of range"), ("-1", "--steps: -1 is out"),
+                              ("nan", "--steps: 'nan' is not an integer"),
+                              ("inf", "'inf' is not an integer"), ("1e3", "'1e3' is not an"),
+                              ("10001", "10001 is out of range; expected an integer from 1 to "
+                                        "10000"),
+                              ("9" * 5000, "is out of range")]:
+            self.assertBadArgument([self.nets, self.out, "--example-shape", "4,20", "--stepwise",
+                                    f"--steps={value}"], needle)
+
+    def test_numeric_options_out_of_range_are_refused_naming_the_option(self):
+        shape = ["--example-shape", "4,20", "--stepwise"]
+        for args, needle in [
+                (shape + ["--spike-rate=nan"], "--spike-rate: 'nan' is not a number"),
+                (shape + ["--spike-rate=inf"], "--spike-rate: 'inf' is not a number"),
+                (shape + ["--spike-rate=-0.5"], "--spike-rate: -0.5 is out of range"),
+                (shape + ["--spike-rate=1e300"], "--spike-rate: 1e300 is out of range"),
+                (["--example-shape=-4,20"], "--example-shape: '-4,20' is not a list"),
+                (["--example-shape=0,20"], "--example-shape: 0 is out of range"),
+                (["--example-shape=4,nan"], "--example-shape: '4,nan' is not a list"),
+                (["--example-shape=100000,100000"], "10000000000 values; at most 67108864"),
+                (["--example-shape", "99999999999999999999999,2"], "is out of range"),
+                (["--example-npz", "x.npz", "--batch-size=0"], "--batch-size: 0 is out of range"),
+                (["--example-npz", "x.npz", "--batch-size=-8"], "--batch-size: -8 is out of"),
+                (["--example-npz", "x.npz", "--batch-size=4294967296"], "4294967296 is out of"),
+                (["--example-npz", "x.npz", "--batch-size=inf"], "'inf' is not an integer")]:
+            self.assertBadArgument([self.nets, self.out, *args], needle)
+
+    def test_options_that_do_not_go_together_are_refused(self):
+        for args, needle in [
+                ([], "give --example-shape or --example-npz"),
+                (["--example-shape", "4,20", "--example-npz", "x.npz"], "not both"),
+                (["--example-shape", "4,20", "--batch-size", "3"], "--batch-size takes"),
+                (["--example-npz", "x.npz", "--spike-rate", "0.5"], "--spike-rate makes"),
+                (["--example-shape", "4,20", "--example-kind", "normal", "--spike-rate", "0.5"],
+                 "--spike-rate is for --example-kind spikes"),
+                (["--example-shape", "4,20", "--stepwise", "--torch-model"], "not allowed with"),
+                (["--example-shape", "4,20", "--no-such-option"], "unrecognized arguments")]:
+            self.assertBadArgument([self.nets, self.out, *args], needle)
+
+    def test_a_bad_output_path_is_refused_before_the_network_is_loaded(self):
+        fifo = os.path.join(self.dir, "pipe")
+        os.mkfifo(fifo)
+        sub = os.path.join(self.dir, "sub")
+        os.mkdir(sub)
+        shape = ["--example-shape", "4,20", "--stepwise"]
+        # a network that would fail to load: the output is checked first
+        for out, needle in [(fifo, "pipe: cannot open for writing: it is a FIFO (named pipe)"),
+                            (sub, "sub: cannot open for writing: it is a directory"),
+                            ("", "cannot write to an empty path"),
+                            (os.path.join(self.dir, "no", "n.pt"), "directory"),
+                            (os.path.join(sub, ""), "ends in '/'")]:
+            self.assertBadArgument(["no_such_module:x", out, *shape], needle)
+
+    def test_an_output_that_is_an_input_is_refused(self):
+        module = self.file("mine.py", b"from nets import kws_sequential\n")
+        weights = self.file("w.pth")
+        torch.save(nets.kws_sequential().state_dict(), weights)
+        shape = ["--example-shape", "4,20", "--stepwise"]
+        self.assertBadArgument([module + ":kws_sequential", module, *shape],
+                               "is the same file as")
+        self.assertBadArgument([self.nets, weights, "--weights", weights, *shape],
+                               "(--weights): an output must not overwrite an input")
+
+    def test_a_bad_network_argument_is_one_line_naming_it(self):
+        self.file("raises.py", b"def make():\n    raise ValueError('no\\nway')\n"
+                               b"def quits():\n    raise SystemExit(0)\nvalue = 3\n"
+                               b"def number():\n    return 3\n")
+        self.file("broken.py", b"def f(:\n")
+        os.mkfifo(os.path.join(self.dir, "pipe.py"))
+        shape = ["--example-shape", "4,20", "--stepwise"]
+        self.assertBadArgument(["pipe.py:net", self.out, *shape],
+                               "pipe.py: the module file is a FIFO (named pipe)",
+                               separate_process=True)
+        for net, needle in [
+                ("no_such_module:net", "no_such_module: no such module"),
+                ("missing.py:net", "missing.py: no such module file"),
+                ("broken.py:f", "broken.py: cannot import it: SyntaxError"),
+                ("raises.py:make", "raises.py:make: making the network raised ValueError: no "
+                                   "way (at "),
+                ("raises.py:quits", "raises.py:quits: making the network raised SystemExit"),
+                ("raises.py:value", "raises.py:value is int, neither a torch.nn.Module"),
+                ("raises.py:number", "raises.py:number gave int, not a torch.nn.Module"),
+                ("raises.py:absent", "raises.py has no attribute 'absent'"),
+                ("raises.py:", "no name after the ':'"), (":make", "no module before the ':'"),
+                ("raises.py", "is not MODULE:NAME"), ("a..b:c", "neither a module name")]:
+            self.assertBadArgument([net, self.out, *shape], needle)
+
+    def test_bad_weights_are_one_line_naming_the_file(self):
+        garbage = self.file("garbage.pth", b"garbage\n")
+        wrong = self.file("wrong.pth")
+        torch.save({"x": torch.zeros(2)}, wrong)
+        tensor = self.file("tensor.pth")
+        torch.save(torch.zeros(2), tensor)
+        fifo = os.path.join(self.dir, "w.fifo")
+        os.mkfifo(fifo)
+        shape = ["--example-shape", "4,20", "--stepwise"]
+        for weights, needle in [
+                (os.path.join(self.dir, "missing.pth"), "missing.pth: no such weights file"),
+                (garbage, "garbage.pth: cannot load the weights"),
+                (wrong, "wrong.pth: does not fit"), (tensor, "tensor.pth: holds Tensor, not a "
+                                                             "state_dict"),
+                (self.dir, "the weights file is a directory")]:
+            self.assertBadArgument([self.nets, self.out, "--weights", weights, *shape], needle)
+        self.assertBadArgument([self.nets, self.out, "--weights", fifo, *shape],
+                               "w.fifo: the weights file is a FIFO (named pipe), not a regular "
+                               "file", separate_process=True)
+
+    def test_a_fifo_given_as_example_npz_is_refused_without_blocking(self):
+        fifo = os.path.join(self.dir, "data.npz")
+        os.mkfifo(fifo)
+        self.assertBadArgument([self.nets, self.out, "--example-npz", fifo, "--stepwise"],
+                               "data.npz: the example file is a FIFO (named pipe), not a regular "
+                               "file", separate_process=True)
+
+    def test_bad_example_npz_files_are_one_line_naming_the_file_and_array(self):
+        import numpy as np
+        cases = {"nodata.npz": {"x": np.zeros(3)}, "empty.npz": {"data": np.zeros((0, 3, 20))},
+                 "text.npz": {"data": np.array(["a"])},
+                 "nan.npz": {"data": np.full((4, 3, 20), np.nan, dtype=np.float32)},
+                 "notime.npz": {"data": np.zeros((4, 0, 20), dtype=np.float32)},
+                 "u16.npz": {"data": np.zeros((4, 3, 20), dtype=np.uint16)}}
+        for name, arrays in cases.items():
+            np.savez(os.path.join(self.dir, name), **arrays)
+        np.save(os.path.join(self.dir, "single.npy"), np.zeros(3))
+        self.file("garbage.npz", b"garbage")
+        for name, needle in [
+                ("missing.npz", "missing.npz: no such example file"),
+                ("garbage.npz", "garbage.npz: cannot read it as an .npz archive"),
+                ("single.npy", "single.npy: is a single .npy array, not an .npz archive"),
+                ("nodata.npz", "nodata.npz: has no array 'data' (it has x)"),
+                ("empty.npz", "empty.npz: array 'data' of shape [0, 3, 20] has no samples"),
+                ("text.npz", "text.npz: array 'data' has dtype <U1"),
+                ("nan.npz", "nan.npz: array 'data' holds NaN"),
+                ("notime.npz", "notime.npz: step-wise data must be (batch, time, ...)"),
+                ("u16.npz", "u16.npz: array 'data' of dtype uint16")]:
+            self.assertBadArgument([self.nets, self.out, "--example-npz",
+                                    os.path.join(self.dir, name), "--stepwise"], needle)
+
+    def test_an_example_the_export_refuses_as_an_argument_exits_2(self):
+        import numpy as np
+        np.savez(os.path.join(self.dir, "zero.npz"), data=np.zeros((4, 3, 0), dtype=np.float32))
+        self.assertBadArgument([self.nets, self.out, "--example-npz",
+                                os.path.join(self.dir, "zero.npz"), "--stepwise"],
+                               "example_input is empty, shape [4, 0]")
+
+    def test_a_name_that_is_not_utf8_is_written_and_reported(self):
+        r = subprocess.run([sys.executable, os.path.join(ROOT, "python", "neurobench_export.py"),
+                            self.nets, os.path.join(os.fsencode(self.dir), b"n\xff.pt"),
+                            "--example-shape", "4,20", "--stepwise"], capture_output=True,
+                           env=dict(os.environ, PYTHONPATH=os.path.join(THIRD, "snntorch")))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(b"checked against the eager net", r.stdout)
+        self.assertEqual(os.listdir(os.fsencode(self.dir)), [b"n\xff.pt"])
+
+    def interrupt(self, signum):
+        self.file("slow.py", SLOW_NET.encode())
+        before = sorted(os.listdir(self.dir))
+        # SIGINT at its default even where this test runs with it ignored (a background job)
+        p = subprocess.Popen([sys.executable, os.path.join(ROOT, "python", "neurobench_export.py"),
+                              "slow.py:net", self.out, "--example-shape", "256,20", "--stepwise",
+                              "--steps", "10000"], cwd=self.dir, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True,
+                             env=dict(os.environ, PYTHONPATH=os.path.join(THIRD, "snntorch")),
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        try:
+            deadline = time.monotonic() + 120
+            while not any(f.startswith("neurobench_export_") for f in os.listdir(self.dir)):
+                self.assertIsNone(p.poll(), "the export ended before its temporary folder was "
+                                            "seen")
+                self.assertLess(time.monotonic(), deadline)
+                time.sleep(0.02)
+            time.sleep(0.5)  # into the scripting or the check
+            p.send_signal(signum)
+            _, err = p.communicate(timeout=120)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        self.assertEqual(p.returncode, 128 + signum, err)
+        name = signal.Signals(signum).name
+        self.assertIn(f"error: interrupted by {name}: nothing was written", err)
+        self.assertNotIn("Traceback", err)
+        self.assertEqual(sorted(os.listdir(self.dir)), before, "nothing left behind")
+
+    def test_sigterm_leaves_nothing_behind_and_exits_143(self):
+        self.interrupt(signal.SIGTERM)
+
+    def test_sigint_leaves_nothing_behind_and_exits_130(self):
+        self.interrupt(signal.SIGINT)
 
 
 if __name__ == "__main__":
