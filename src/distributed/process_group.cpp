@@ -227,26 +227,35 @@ struct ProcessGroup::Impl {
   // the store to add a random number to a key of its own, and expects that number back. Throws
   // DistributedError naming the address when nothing listens there by `deadline`, when what
   // listens does not answer by then, or answers what a store would not.
-  void probe_store(Clock::time_point deadline) const {
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo* found = nullptr;
+  void probe_store(Clock::time_point deadline) {
+    const std::string host = info.master_addr;
     const std::string port = std::to_string(info.master_port);
     const std::string verb = info.rank == 0 && !info.launcher_holds_store ? "open" : "reach";
     const std::string why = fmt::format("rank {}: cannot {} {} within {:g} s", info.rank, verb,
                                         where(), seconds(options.timeout));
-    for (;;) {
-      const int error = ::getaddrinfo(info.master_addr.c_str(), port.c_str(), &hints, &found);
-      if (error == 0) break;
-      if (error != EAI_AGAIN || Clock::now() >= deadline) {
-        throw DistributedError(
-            fmt::format("{}: MASTER_ADDR '{}': {}", why, info.master_addr, ::gai_strerror(error)));
-      }
-      throw_if_stop_requested("while looking up MASTER_ADDR");
-      std::this_thread::sleep_for(kPoll);
+    // The system's resolver may wait for its own timeouts: on the helper thread.
+    using Addresses = std::shared_ptr<addrinfo>;
+    const auto [addresses, error] =
+        bounded("looking up MASTER_ADDR",
+                fmt::format("{}: looking up MASTER_ADDR '{}' took longer", why, host), deadline,
+                Unblock::Nothing, true, [host, port, deadline] {
+                  addrinfo hints{};
+                  hints.ai_family = AF_UNSPEC;
+                  hints.ai_socktype = SOCK_STREAM;
+                  for (;;) {
+                    addrinfo* found = nullptr;
+                    const int error = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found);
+                    if (error == 0) return std::make_pair(Addresses(found, ::freeaddrinfo), 0);
+                    if (error != EAI_AGAIN || Clock::now() >= deadline) {
+                      return std::make_pair(Addresses(), error);
+                    }
+                    std::this_thread::sleep_for(kPoll);
+                  }
+                });
+    if (addresses == nullptr) {
+      throw DistributedError(
+          fmt::format("{}: MASTER_ADDR '{}': {}", why, host, ::gai_strerror(error)));
     }
-    const std::unique_ptr<addrinfo, void (*)(addrinfo*)> addresses(found, ::freeaddrinfo);
     Connection c;
     std::string refused = "nothing listens there";
     while (c.fd < 0) {

@@ -397,3 +397,12 @@ TEST_CASE("a rank whose rank 0 is stopped after opening its store exits 2 at the
   CHECK_THAT(errors[0], Catch::Contains(fmt::format("127.0.0.1:{}", port)) &&
                             Catch::Contains("did not answer within 2 s"));
 }
+
+TEST_CASE("a MASTER_ADDR that does not resolve stops a rank within the timeout, naming it",
+          "[distributed][store]") {
+  neurobench::RankInfo info = rank_of(1, 2, 29500);
+  info.master_addr = "no-such-host.invalid";
+  const auto [message, took] = connect_error(info, 2);
+  CHECK_THAT(message, Catch::Contains("MASTER_ADDR 'no-such-host.invalid'"));
+  CHECK(took < 10);
+}
