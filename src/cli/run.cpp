@@ -20,6 +20,7 @@
 #include <neurobench/stop.hpp>
 
 #include "cli/commands.hpp"
+#include "util/text.hpp"
 
 namespace neurobench::cli {
 
@@ -245,6 +246,21 @@ void check_outputs(const std::vector<ResultsFile>& files, const BenchmarkConfig&
       throw InputError(fmt::format("{}: {}", f.file.role, e.what()));
     }
     outputs.push_back(f.file);
+  }
+  // Results files are JSON, which holds UTF-8 only: a path that is not would fail the writing
+  // of the results at the very end of the run.
+  std::vector<NamedFile> paths = outputs;
+  paths.push_back({c.model, "--model"});
+  if (!c.data.empty()) paths.push_back({c.data, "--data"});
+  if (!c.dataset.empty()) paths.push_back({c.dataset.path, "--dataset"});
+  if (!config_file.empty()) paths.push_back({config_file, "the config file"});
+  for (const auto& p : paths) {
+    if (!detail::is_utf8(p.path.string())) {
+      throw UsageError(fmt::format(
+          "{}: the path {} is not valid UTF-8, which the results (JSON) cannot hold: rename it, "
+          "or give a symbolic link with a UTF-8 name",
+          p.role, detail::printable(p.path.string())));
+    }
   }
   std::vector<NamedFile> inputs = {{c.model, "--model"}};
   if (!c.data.empty()) inputs.push_back({c.data, "--data"});

@@ -146,7 +146,17 @@ std::string render(const Results& results, Format format) {
   if (format != Format::Json) doc.erase("_metrics");
   switch (format) {
     case Format::Json:
-      return doc.dump(2) + "\n";
+      try {
+        return doc.dump(2) + "\n";
+      } catch (const Json::type_error&) {
+        // A text that is not UTF-8 (the command line refuses such paths before a run; a
+        // plugin's name or a host's could still be one): the results are written all the same,
+        // its bytes replaced with U+FFFD, and the file says so.
+        doc["_run"]["warnings"].push_back(
+            "a text in these results was not valid UTF-8: its invalid bytes were written as "
+            "U+FFFD");
+        return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+      }
     case Format::Csv: {
       const auto cols = flat(doc);
       std::string header, row;

@@ -2,6 +2,7 @@
 #include "util/text.hpp"
 
 #include <cmath>
+#include <cstdint>
 
 #include <ATen/core/Tensor.h>
 #include <fmt/format.h>
@@ -77,6 +78,43 @@ std::string json_excerpt(const Json& value) {
   append_excerpt(value, text, 0);
   if (text.size() > kExcerptChars) text = text.substr(0, kExcerptChars - 3) + "...";
   return text;
+}
+
+bool is_utf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    std::size_t extra = 0;
+    std::uint32_t code = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+      extra = 1;
+      code = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      extra = 2;
+      code = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      extra = 3;
+      code = c & 0x07;
+    } else {
+      return false;  // a continuation byte first, an overlong 0xC0/0xC1 lead, or 0xF5 and up
+    }
+    if (extra >= text.size() - i) return false;  // the sequence is cut short
+    for (std::size_t k = 1; k <= extra; ++k) {
+      const auto d = static_cast<unsigned char>(text[i + k]);
+      if ((d & 0xC0) != 0x80) return false;
+      code = (code << 6) | (d & 0x3F);
+    }
+    if ((extra == 2 && (code < 0x800 || (code >= 0xD800 && code <= 0xDFFF))) ||
+        (extra == 3 && (code < 0x10000 || code > 0x10FFFF))) {
+      return false;
+    }
+    i += extra + 1;
+  }
+  return true;
 }
 
 }  // namespace neurobench::detail

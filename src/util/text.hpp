@@ -29,6 +29,9 @@ namespace neurobench::detail {
 /// outside printable ASCII become `?`, trailing spaces and newlines go, and text longer than
 /// `max_chars` is cut and ends in `...`.
 [[nodiscard]] std::string printable(std::string_view text, std::size_t max_chars = 160);
+/// True when `text` is valid UTF-8 (what a JSON results file can hold): no stray continuation
+/// byte, no truncated, overlong or surrogate sequence, nothing past U+10FFFF.
+[[nodiscard]] bool is_utf8(std::string_view text);
 /// A JSON value for messages: its text, cut to 60 characters with `...`. Costs what the
 /// excerpt shows, whatever the value's size and depth: containers deeper than 8 levels are
 /// shown as `[...]` and `{...}`, and NaN and infinities as NaN, Infinity and -Infinity.

@@ -220,3 +220,18 @@ TEST_CASE("an empty output path is refused by name, on the command line and in a
   CHECK_THAT(report.err, Catch::StartsWith("error: --output: an empty path"));
   CHECK(names_in(dir.path()) == std::vector<std::string>{"bench.json", "r.json"});
 }
+
+TEST_CASE("a path that is not UTF-8 is refused before the run, naming the flag",
+          "[cli][outputs]") {
+  const TempDir dir;
+  const fs::path odd = dir / std::string("model\xff.pt", 9);
+  fs::create_symlink(fixture("core/classifier.pt"), odd);
+  const auto model = run_cli(run_args(odd) + " --json " + q(dir / "r.json"));
+  CHECK(model.status == 2);
+  CHECK_THAT(model.err, Catch::StartsWith("error: --model: the path ") &&
+                            Catch::Contains("is not valid UTF-8"));
+  const auto json = run_cli(run_args() + " --json " + q(dir / std::string("r\xfe.json", 7)));
+  CHECK(json.status == 2);
+  CHECK_THAT(json.err, Catch::StartsWith("error: --json: the path "));
+  CHECK(names_in(dir.path()).size() == 1);  // the link only: no results file
+}

@@ -6,6 +6,7 @@
 #include <neurobench/errors.hpp>
 
 #include "support.hpp"
+#include "util/text.hpp"
 
 namespace {
 
@@ -69,4 +70,33 @@ TEST_CASE("writing into a missing directory is an InputError naming the path", "
   REQUIRE_THROWS_WITH(neurobench::write_file_atomically(path, "x"),
                       Catch::Contains(path.string()));
   REQUIRE_FALSE(std::filesystem::exists(path));
+}
+
+TEST_CASE("a results text that is not UTF-8 is written replaced, and the file says so",
+          "[reporters]") {
+  neurobench::Results r = sample();
+  r.environment.date = "2026-11-26T00:00:00Z";
+  r.environment.hostname = std::string("host\xff", 5);
+  const std::string json = neurobench::render(r, neurobench::Format::Json);
+  const auto doc = nlohmann::json::parse(json);
+  CHECK(doc["_environment"]["hostname"] == "host\xef\xbf\xbd");  // U+FFFD
+  CHECK(doc["_run"]["warnings"].back() ==
+        "a text in these results was not valid UTF-8: its invalid bytes were written as U+FFFD");
+  CHECK(doc["Footprint"] == 3796);
+}
+
+TEST_CASE("UTF-8 is told from other bytes", "[util]") {
+  using neurobench::detail::is_utf8;
+  CHECK(is_utf8(""));
+  CHECK(is_utf8("plain/path.pt"));
+  CHECK(is_utf8("caf\xc3\xa9/\xe2\x82\xac/\xf0\x9f\x98\x80"));  // é, €, an emoji
+  CHECK_FALSE(is_utf8("\xff"));
+  CHECK_FALSE(is_utf8("a\x80"));                // a continuation byte alone
+  CHECK_FALSE(is_utf8("\xc3"));                 // cut short
+  CHECK_FALSE(is_utf8("\xe2\x82"));             // cut short
+  CHECK_FALSE(is_utf8("\xc0\xaf"));             // overlong
+  CHECK_FALSE(is_utf8("\xe0\x80\xaf"));         // overlong
+  CHECK_FALSE(is_utf8("\xed\xa0\x80"));         // a surrogate
+  CHECK_FALSE(is_utf8("\xf4\x90\x80\x80"));     // past U+10FFFF
+  CHECK_FALSE(is_utf8(std::string("\xc3\x28", 2)));  // a lead byte before ASCII
 }
