@@ -76,9 +76,12 @@ struct DistributedOptions {
 /// by rank 0, or by torchrun) for the rendezvous, and a Gloo process group for the exchanges.
 class ProcessGroup {
  public:
-  /// Connects to the other ranks. Throws DistributedError when they do not all connect within
-  /// the timeout (naming the address and the ranks that did not), or the port cannot be used;
-  /// Interrupted when a stop is requested while it waits (<neurobench/stop.hpp>).
+  /// Connects to the other ranks. Throws DistributedError naming the store's address when they
+  /// do not all connect within the timeout (counting the ranks that did not, and naming up to
+  /// eight), when the port cannot be used, when what listens there does not answer within the
+  /// timeout (a stopped or hung rank 0) or answers what a c10d store would not (another kind of
+  /// server); Interrupted when a stop is requested while it waits (<neurobench/stop.hpp>).
+  /// Every wait ends by the timeout, give or take two seconds.
   explicit ProcessGroup(const RankInfo& info, const DistributedOptions& options = {});
   ~ProcessGroup();
   ProcessGroup(const ProcessGroup&) = delete;
@@ -90,7 +93,9 @@ class ProcessGroup {
   [[nodiscard]] int world_size() const { return info().world_size; }
   /// Every rank's bytes, in rank order, on every rank; `stage` names the exchange in errors.
   /// Throws DistributedError when a rank died before it (naming the ranks that did not reach
-  /// it) or did not reach it within the timeout.
+  /// it) or did not reach it within the timeout, or the store stopped answering; Interrupted
+  /// when a stop is requested while it waits. A stop requested before the call does not end it:
+  /// the rank still tells the others that it stopped.
   [[nodiscard]] std::vector<std::string> all_gather(const std::string& bytes,
                                                     const std::string& stage);
 
