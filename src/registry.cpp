@@ -3,17 +3,16 @@
 // with each registration.
 #include <neurobench/registry.hpp>
 
-#include <cxxabi.h>
 #include <algorithm>
 #include <cctype>
-#include <cmath>
+#include <cxxabi.h>
 #include <cstdlib>
 #include <functional>
-#include <limits>
 #include <memory>
+#include <vector>
+#include <cmath>
 #include <mutex>
 #include <utility>
-#include <vector>
 
 #include <fmt/format.h>
 
@@ -43,18 +42,6 @@ struct Source {
 Source& source() {
   static Source s;
   return s;
-}
-
-// Whether a JSON number is a whole number within int64, as every integer option is read:
-// 1e30 and 1e19 are whole but would not survive the conversion.
-bool fits_int64(const Json& value) {
-  if (value.is_number_unsigned()) {
-    return value.get<std::uint64_t>() <=
-           static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-  }
-  if (value.is_number_integer()) return true;
-  const double d = value.get<double>();
-  return d >= -9223372036854775808.0 && d < 9223372036854775808.0;  // [-2^63, 2^63)
 }
 
 bool has_type(const Json& value, std::string_view type) {
@@ -189,11 +176,6 @@ Json complete_options(const PluginDescription& plugin, const Json& options,
                                            plugin.name, printable(key, 60))
                              : fmt::format("{} '{}' has no option '{}' (options: {})", family,
                                            plugin.name, printable(key, 60), option_names(plugin)));
-      }
-      if (it->type == "integer" && has_type(value, "integer") && !fits_int64(value)) {
-        throw UsageError(fmt::format(
-            "{} '{}': option '{}' = {} is out of range (an integer from -2^63 to 2^63 - 1)", family,
-            plugin.name, key, json_excerpt(value)));
       }
       if (!has_type(value, it->type)) {
         const bool vowel = it->type.find_first_of("aeiou") == 0;

@@ -5,10 +5,15 @@
 // what each is called, what its path names, its options and how it opens. Private to the
 // library.
 
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include <neurobench/datasets/kinds.hpp>
+#include <neurobench/errors.hpp>
 
 namespace neurobench::detail {
 
@@ -17,6 +22,26 @@ inline OptionDescription dataset_option(std::string name, std::string type, Json
                                         std::string description) {
   return OptionDescription{std::move(name), std::move(type), std::move(default_value),
                            std::move(description)};
+}
+
+/// The integer option `name` of a kind's checked options. The option check makes sure it is a
+/// whole number; one beyond int64 (1e30, 1e19), which a conversion would wrap into another
+/// value, is a UsageError quoting it as given.
+inline std::int64_t int64_option(const Json& options, const char* name) {
+  const Json& value = options.at(name);
+  const bool fits =
+      value.is_number_unsigned()
+          ? value.get<std::uint64_t>() <=
+                static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
+          : value.is_number_integer() ||
+                (value.get<double>() >= -9223372036854775808.0 &&
+                 value.get<double>() < 9223372036854775808.0);  // [-2^63, 2^63)
+  if (!fits) {
+    throw UsageError(fmt::format(
+        "option '{}' = {} is out of range (an integer from -2^63 to 2^63 - 1)", name,
+        value.dump()));
+  }
+  return value.get<std::int64_t>();
 }
 
 /// `speech-commands`: Google Speech Commands v0.02 (src/datasets/speech_commands_kind.cpp).

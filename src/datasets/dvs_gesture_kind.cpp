@@ -13,9 +13,9 @@ datasets::DvsGestureOptions dvs_gesture_options(const Json& options) {
   datasets::DvsGestureOptions o;
   o.filter_time = options.at("filter_time").get<double>();
   o.spatial_factor = options.at("spatial_factor").get<double>();
-  const auto n_time_bins = options.at("n_time_bins").get<std::int64_t>();
+  const auto n_time_bins = int64_option(options, "n_time_bins");
   const auto time_window = options.at("time_window").get<double>();
-  const auto event_count = options.at("event_count").get<std::int64_t>();
+  const auto event_count = int64_option(options, "event_count");
   // 0 means "not set"; none set is NeuroBench's 150 time bins (DvsGestureOptions).
   if (n_time_bins != 0) o.frames.n_time_bins = n_time_bins;
   if (time_window != 0) o.frames.time_window = time_window;

@@ -11,14 +11,14 @@ namespace {
 
 datasets::PrimateReachingOptions primate_reaching_options(const Json& options) {
   datasets::PrimateReachingOptions o;
-  o.num_steps = options.at("num_steps").get<int64_t>();
+  o.num_steps = int64_option(options, "num_steps");
   o.train_ratio = options.at("train_ratio").get<double>();
   o.label_series = options.at("label_series").get<bool>();
-  o.biological_delay = options.at("biological_delay").get<int64_t>();
+  o.biological_delay = int64_option(options, "biological_delay");
   o.stride = options.at("stride").get<double>();
   o.bin_width = options.at("bin_width").get<double>();
-  o.max_segment_length = options.at("max_segment_length").get<int64_t>();
-  o.split_num = options.at("split_num").get<int64_t>();
+  o.max_segment_length = int64_option(options, "max_segment_length");
+  o.split_num = int64_option(options, "split_num");
   o.remove_segments_inactive = options.at("remove_segments_inactive").get<bool>();
   return o;
 }

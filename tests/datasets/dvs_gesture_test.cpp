@@ -197,6 +197,14 @@ TEST_CASE("the dvs-gesture kind opens the release with NeuroBench's defaults",
                       Catch::Contains("unknown DVS Gesture subset 'validation'"));
   spec.options = {{"subset", "test"}, {"filter_time", -1}};
   REQUIRE_THROWS_AS(neurobench::dataset_kinds().check(spec), UsageError);
+  // Integer options past int64 are quoted as given, not wrapped into another value.
+  spec.options = {{"subset", "test"}, {"n_time_bins", 1e30}};
+  REQUIRE_THROWS_WITH(neurobench::dataset_kinds().check(spec),
+                      "data set 'dvs-gesture': option 'n_time_bins' = 1e+30 is out of range (an "
+                      "integer from -2^63 to 2^63 - 1)");
+  spec.options = {{"subset", "test"}, {"event_count", std::uint64_t{10000000000000000000u}}};
+  REQUIRE_THROWS_WITH(neurobench::dataset_kinds().check(spec),
+                      Catch::Contains("option 'event_count' = 10000000000000000000 is out of range"));
 }
 
 TEST_CASE("DvsGesture names what it looked for when the folder is neither layout",
