@@ -20,70 +20,18 @@
 #include <neurobench/model/model.hpp>
 
 #include "runtime/run_state.hpp"
+#include "distributed/launcher_environment.hpp"
 #include "support.hpp"
 
 using neurobench::DistributedMode;
 using neurobench::rank_from_environment;
 
+using neurobench::test::free_port;
+using neurobench::test::LauncherEnvironment;
+
 namespace {
 
 using Vars = std::map<std::string, std::string>;
-
-// Sets the launcher variables of a test and puts the environment back afterwards.
-class Environment {
- public:
-  explicit Environment(const std::map<std::string, std::string>& values) {
-    for (const char* name : kNames) {
-      const char* old = std::getenv(name);
-      saved_[name] = old == nullptr ? std::nullopt : std::optional<std::string>(old);
-      ::unsetenv(name);
-    }
-    for (const auto& [name, value] : values) ::setenv(name.c_str(), value.c_str(), 1);
-  }
-  ~Environment() {
-    for (const auto& [name, value] : saved_) {
-      if (value) {
-        ::setenv(name.c_str(), value->c_str(), 1);
-      } else {
-        ::unsetenv(name.c_str());
-      }
-    }
-  }
-  Environment(const Environment&) = delete;
-  Environment& operator=(const Environment&) = delete;
-
- private:
-  static constexpr const char* kNames[] = {"RANK",
-                                           "WORLD_SIZE",
-                                           "LOCAL_RANK",
-                                           "LOCAL_WORLD_SIZE",
-                                           "MASTER_ADDR",
-                                           "MASTER_PORT",
-                                           "OMPI_COMM_WORLD_RANK",
-                                           "OMPI_COMM_WORLD_SIZE",
-                                           "OMPI_COMM_WORLD_LOCAL_RANK",
-                                           "OMPI_COMM_WORLD_LOCAL_SIZE",
-                                           "SLURM_PROCID",
-                                           "SLURM_STEP_NUM_TASKS",
-                                           "SLURM_LOCALID",
-                                           "SLURM_NTASKS",
-                                           "TORCHELASTIC_USE_AGENT_STORE",
-                                           "TORCHELASTIC_RESTART_COUNT"};
-  std::map<std::string, std::optional<std::string>> saved_;
-};
-
-int free_port() {
-  const int s = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  socklen_t length = sizeof a;
-  REQUIRE(::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-  REQUIRE(::getsockname(s, reinterpret_cast<sockaddr*>(&a), &length) == 0);
-  ::close(s);
-  return ntohs(a.sin_port);
-}
 
 neurobench::RankInfo rank_info(int rank, int world, int port) {
   neurobench::RankInfo info;
@@ -138,7 +86,7 @@ neurobench::Results run_benchmark(std::shared_ptr<neurobench::ProcessGroup> grou
 }  // namespace
 
 TEST_CASE("rank_from_environment reads torchrun's variables", "[distributed]") {
-  Environment env({{"RANK", "1"},
+  LauncherEnvironment env({{"RANK", "1"},
                    {"WORLD_SIZE", "4"},
                    {"LOCAL_RANK", "1"},
                    {"LOCAL_WORLD_SIZE", "2"},
@@ -162,7 +110,7 @@ TEST_CASE("rank_from_environment reads torchrun's variables", "[distributed]") {
 
 TEST_CASE("rank_from_environment reads Open MPI's and Slurm's variables", "[distributed]") {
   {
-    Environment env({{"OMPI_COMM_WORLD_RANK", "3"},
+    LauncherEnvironment env({{"OMPI_COMM_WORLD_RANK", "3"},
                      {"OMPI_COMM_WORLD_SIZE", "8"},
                      {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
                      {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"},
@@ -177,7 +125,7 @@ TEST_CASE("rank_from_environment reads Open MPI's and Slurm's variables", "[dist
     CHECK_FALSE(info->launcher_holds_store);
   }
   {
-    Environment env({{"SLURM_PROCID", "5"},
+    LauncherEnvironment env({{"SLURM_PROCID", "5"},
                      {"SLURM_STEP_NUM_TASKS", "6"},
                      {"SLURM_LOCALID", "1"},
                      {"MASTER_ADDR", "n1"},
@@ -194,18 +142,18 @@ TEST_CASE("rank_from_environment reads Open MPI's and Slurm's variables", "[dist
 TEST_CASE("rank_from_environment: a plain run, or a clear error naming the variable",
           "[distributed]") {
   {
-    Environment env(Vars{});
+    LauncherEnvironment env(Vars{});
     CHECK(rank_from_environment(DistributedMode::Auto) == nullptr);
     REQUIRE_THROWS_WITH(rank_from_environment(DistributedMode::On),
                         Catch::Contains("WORLD_SIZE, OMPI_COMM_WORLD_SIZE or "
                                         "SLURM_STEP_NUM_TASKS"));
   }
   {
-    Environment env(Vars{{"WORLD_SIZE", "1"}});
+    LauncherEnvironment env(Vars{{"WORLD_SIZE", "1"}});
     CHECK(rank_from_environment(DistributedMode::Auto) == nullptr);
   }
   {
-    Environment env(Vars{{"RANK", "0"}});
+    LauncherEnvironment env(Vars{{"RANK", "0"}});
     REQUIRE_THROWS_WITH(rank_from_environment(DistributedMode::Auto),
                         Catch::Contains("RANK is set but WORLD_SIZE is not"));
   }
@@ -221,13 +169,13 @@ TEST_CASE("rank_from_environment: a plain run, or a clear error naming the varia
   for (const auto& [changes, message] : bad) {
     auto values = good;
     for (const auto& [k, v] : changes) values[k] = v;
-    Environment env(values);
+    LauncherEnvironment env(values);
     REQUIRE_THROWS_AS(rank_from_environment(DistributedMode::Auto), neurobench::UsageError);
     REQUIRE_THROWS_WITH(rank_from_environment(DistributedMode::Auto), Catch::Contains(message));
   }
   auto no_port = good;
   no_port.erase("MASTER_PORT");
-  Environment env(no_port);
+  LauncherEnvironment env(no_port);
   REQUIRE_THROWS_WITH(rank_from_environment(DistributedMode::Auto),
                       Catch::Contains("MASTER_PORT is not set"));
   REQUIRE_THROWS_WITH(neurobench::distributed_mode_from_string("yes"),

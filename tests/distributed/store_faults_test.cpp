@@ -28,7 +28,11 @@
 #include <neurobench/stop.hpp>
 
 #include "cli/background_cli.hpp"
+#include "distributed/launcher_environment.hpp"
 #include "support.hpp"
+
+using neurobench::test::free_port;
+using neurobench::test::LauncherEnvironment;
 
 namespace {
 
@@ -151,35 +155,13 @@ std::pair<std::string, double> connect_error(const neurobench::RankInfo& info, d
   return {};
 }
 
-// Sets the launcher's variables for the commands a test starts, and removes them afterwards.
-class RankVariables {
- public:
-  RankVariables(int rank, int world, int port) {
-    set("RANK", std::to_string(rank));
-    set("WORLD_SIZE", std::to_string(world));
-    set("MASTER_ADDR", "127.0.0.1");
-    set("MASTER_PORT", std::to_string(port));
-  }
-  ~RankVariables() {
-    for (const auto& [name, value] : saved_) {
-      if (value) {
-        ::setenv(name.c_str(), value->c_str(), 1);
-      } else {
-        ::unsetenv(name.c_str());
-      }
-    }
-  }
-  RankVariables(const RankVariables&) = delete;
-  RankVariables& operator=(const RankVariables&) = delete;
-
- private:
-  void set(const std::string& name, const std::string& value) {
-    const char* old = std::getenv(name.c_str());
-    saved_[name] = old == nullptr ? std::nullopt : std::optional<std::string>(old);
-    ::setenv(name.c_str(), value.c_str(), 1);
-  }
-  std::map<std::string, std::optional<std::string>> saved_;
-};
+// The variables of rank `rank` of `world` whose store is at 127.0.0.1:`port`.
+std::map<std::string, std::string> rank_variables(int rank, int world, int port) {
+  return {{"RANK", std::to_string(rank)},
+          {"WORLD_SIZE", std::to_string(world)},
+          {"MASTER_ADDR", "127.0.0.1"},
+          {"MASTER_PORT", std::to_string(port)}};
+}
 
 // `neurobench run` on a small classifier, with `--distributed-timeout timeout_s`.
 std::vector<std::string> run_args(const std::string& timeout_s) {
@@ -224,18 +206,6 @@ bool port_open(int port, double seconds) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return false;
-}
-
-int free_port() {
-  const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof a;
-  REQUIRE(::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-  REQUIRE(::getsockname(s, reinterpret_cast<sockaddr*>(&a), &length) == 0);
-  ::close(s);
-  return ntohs(a.sin_port);
 }
 
 }  // namespace
@@ -321,7 +291,7 @@ TEST_CASE("neurobench run exits 2 with one error line when its store never answe
           "[distributed][store][cli]") {
   const FakeStore silent(FakeStore::Kind::Silent);
   const neurobench::test::TempDir logs;
-  const RankVariables vars(1, 2, silent.port());
+  const LauncherEnvironment vars(rank_variables(1, 2, silent.port()));
   const auto start = Clock::now();
   neurobench::test::BackgroundCli rank(run_args("2"), logs.path());
   REQUIRE(rank.started());
@@ -340,7 +310,7 @@ TEST_CASE("SIGTERM stops neurobench run waiting on a store that never answers",
           "[distributed][store][cli]") {
   const FakeStore silent(FakeStore::Kind::Silent);
   const neurobench::test::TempDir logs;
-  const RankVariables vars(1, 2, silent.port());
+  const LauncherEnvironment vars(rank_variables(1, 2, silent.port()));
   neurobench::test::BackgroundCli rank(run_args("300"), logs.path());
   REQUIRE(rank.started());
   // Once the store is reached, the rank waits for its answer.
@@ -362,7 +332,7 @@ TEST_CASE("neurobench run exits 2 naming the address when MASTER_PORT speaks ano
           "[distributed][store][cli]") {
   const FakeStore ssh(FakeStore::Kind::Banner, "SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n");
   const neurobench::test::TempDir logs;
-  const RankVariables vars(1, 2, ssh.port());
+  const LauncherEnvironment vars(rank_variables(1, 2, ssh.port()));
   neurobench::test::BackgroundCli rank(run_args("300"), logs.path());
   REQUIRE(rank.started());
   const int status = rank.wait(60);
@@ -381,13 +351,13 @@ TEST_CASE("a rank whose rank 0 is stopped after opening its store exits 2 at the
   const int port = free_port();
   const neurobench::test::TempDir logs0;
   const neurobench::test::TempDir logs1;
-  std::optional<RankVariables> vars;
-  vars.emplace(0, 2, port);
+  std::optional<LauncherEnvironment> vars;
+  vars.emplace(rank_variables(0, 2, port));
   neurobench::test::BackgroundCli rank0(run_args("300"), logs0.path());
   REQUIRE(rank0.started());
   REQUIRE(port_open(port, 60));
   rank0.signal(SIGSTOP);  // killed (SIGKILL) at the end of the test
-  vars.emplace(1, 2, port);
+  vars.emplace(rank_variables(1, 2, port));
   const auto start = Clock::now();
   neurobench::test::BackgroundCli rank1(run_args("2"), logs1.path());
   REQUIRE(rank1.started());
