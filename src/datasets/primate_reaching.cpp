@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <string>
 #include <utility>
 
@@ -189,10 +188,7 @@ PrimateReaching::PrimateReaching(const std::filesystem::path& path, PrimateReach
       "{:g} "
       "s, at 0.004 s steps",
       path.string(), channels_, t.front(), t.back(), options_.bin_width);
-  constexpr double kMaxBytes = 1.8e19;  // below 2^64: a byte count that converts exactly enough
-  const double bytes = length * static_cast<double>(std::max<int64_t>(channels_, 1));
-  detail::check_array_bytes(bytes < kMaxBytes ? static_cast<std::uint64_t>(bytes)
-                                              : std::numeric_limits<std::uint64_t>::max(),
+  detail::check_array_bytes(length * static_cast<double>(std::max<int64_t>(channels_, 1)),
                             options_.max_array_bytes, detail::available_memory(), binning);
   ratio_ = static_cast<int64_t>(std::nearbyint(options_.bin_width / kSamplingRate));
   const std::vector<double> edges =

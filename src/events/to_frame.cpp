@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -185,9 +184,7 @@ void check_frame_memory(double frames, const SensorSize& sensor, const FrameOpti
                 16.0);
   if (bytes <= kAskMemoryAbove && bytes <= static_cast<double>(options.max_bytes)) return;
   neurobench::detail::check_array_bytes(
-      bytes < 1.8e19 ? static_cast<std::uint64_t>(bytes)
-                     : std::numeric_limits<std::uint64_t>::max(),
-      options.max_bytes,
+      bytes, options.max_bytes,
       // /proc/meminfo is read only for frames that could matter: this runs for every sample.
       bytes > kAskMemoryAbove ? neurobench::detail::available_memory() : std::nullopt,
       fmt::format("{}: frame option {} makes {:g} frames of {} x {} x {} float32", kWhat,

@@ -66,4 +66,12 @@ void check_array_bytes(std::uint64_t bytes, std::uint64_t limit,
   }
 }
 
+void check_array_bytes(double bytes, std::uint64_t limit, std::optional<std::uint64_t> available,
+                       const std::string& where) {
+  constexpr double kTwoTo64 = 18446744073709551616.0;
+  check_array_bytes(bytes >= 0 && bytes < kTwoTo64 ? static_cast<std::uint64_t>(bytes)
+                                                   : std::numeric_limits<std::uint64_t>::max(),
+                    limit, available, where);
+}
+
 }  // namespace neurobench::detail

@@ -20,4 +20,9 @@ namespace neurobench::detail {
 void check_array_bytes(std::uint64_t bytes, std::uint64_t limit,
                        std::optional<std::uint64_t> available, const std::string& where);
 
+/// The same for a size counted in double precision (from options or spans that may be beyond any
+/// integer): a size of 2^64 bytes or more, or not a number, is refused as the largest one.
+void check_array_bytes(double bytes, std::uint64_t limit, std::optional<std::uint64_t> available,
+                       const std::string& where);
+
 }  // namespace neurobench::detail
