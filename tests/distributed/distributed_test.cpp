@@ -27,21 +27,12 @@ using neurobench::DistributedMode;
 using neurobench::rank_from_environment;
 
 using neurobench::test::free_port;
+using neurobench::test::rank_info;
 using neurobench::test::LauncherEnvironment;
 
 namespace {
 
 using Vars = std::map<std::string, std::string>;
-
-neurobench::RankInfo rank_info(int rank, int world, int port) {
-  neurobench::RankInfo info;
-  info.rank = rank;
-  info.world_size = world;
-  info.master_addr = "127.0.0.1";
-  info.master_port = port;
-  info.launcher = "test";
-  return info;
-}
 
 // Mean of the batch's targets as a plain metric: per-batch values that a merge must weight.
 class TargetMean final : public neurobench::WorkloadMetric {

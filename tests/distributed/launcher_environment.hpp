@@ -2,7 +2,7 @@
 #pragma once
 
 // What the tests of sharded runs share: the launchers' variables set for a test and put back
-// afterwards, and a free loopback port.
+// afterwards, a free loopback port, and a rank's description with its store on that loopback.
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -15,6 +15,8 @@
 #include <string>
 
 #include <catch2/catch.hpp>
+
+#include <neurobench/distributed.hpp>
 
 namespace neurobench::test {
 
@@ -73,6 +75,17 @@ inline int free_port() {
   REQUIRE(::getsockname(s, reinterpret_cast<sockaddr*>(&a), &length) == 0);
   ::close(s);
   return ntohs(a.sin_port);
+}
+
+// Rank `rank` of `world`, its store at 127.0.0.1:`port`.
+inline neurobench::RankInfo rank_info(int rank, int world, int port) {
+  neurobench::RankInfo info;
+  info.rank = rank;
+  info.world_size = world;
+  info.master_addr = "127.0.0.1";
+  info.master_port = port;
+  info.launcher = "test";
+  return info;
 }
 
 }  // namespace neurobench::test

@@ -32,6 +32,7 @@
 #include "support.hpp"
 
 using neurobench::test::free_port;
+using neurobench::test::rank_info;
 using neurobench::test::LauncherEnvironment;
 
 namespace {
@@ -127,16 +128,6 @@ class FakeStore {
   std::thread thread_;
 };
 
-neurobench::RankInfo rank_of(int rank, int world, int port) {
-  neurobench::RankInfo info;
-  info.rank = rank;
-  info.world_size = world;
-  info.master_addr = "127.0.0.1";
-  info.master_port = port;
-  info.launcher = "test";
-  return info;
-}
-
 neurobench::DistributedOptions timeout_of(double seconds) {
   neurobench::DistributedOptions o;
   o.timeout = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
@@ -213,7 +204,7 @@ bool port_open(int port, double seconds) {
 TEST_CASE("a store that accepts but never answers stops a rank at the timeout, naming it",
           "[distributed][store]") {
   const FakeStore silent(FakeStore::Kind::Silent);
-  const auto [message, took] = connect_error(rank_of(1, 2, silent.port()), 1.5);
+  const auto [message, took] = connect_error(rank_info(1, 2, silent.port()), 1.5);
   CHECK_THAT(message, Catch::Contains(fmt::format("127.0.0.1:{}", silent.port())) &&
                           Catch::Contains("did not answer within 1.5 s"));
   CHECK(took >= 1.4);
@@ -225,7 +216,7 @@ TEST_CASE("a store that stops answering after a rank connected stops it at the t
   // As when rank 0 is stopped (SIGSTOP) after the rank checked its store: c10d's client then
   // waits for an answer with no timeout of its own.
   const FakeStore quiet(FakeStore::Kind::ProbeThenQuiet);
-  const auto [message, took] = connect_error(rank_of(1, 2, quiet.port()), 1.5);
+  const auto [message, took] = connect_error(rank_info(1, 2, quiet.port()), 1.5);
   CHECK(quiet.client_connected());
   CHECK_THAT(message, Catch::Contains(fmt::format("127.0.0.1:{}", quiet.port())) &&
                           Catch::Contains("did not answer within 1.5 s while this rank joined"));
@@ -246,7 +237,7 @@ TEST_CASE("a stop request ends a rank's wait on a store that stopped answering",
   const auto start = Clock::now();
   std::string message;
   try {
-    neurobench::ProcessGroup group(rank_of(1, 2, quiet.port()), timeout_of(60));
+    neurobench::ProcessGroup group(rank_info(1, 2, quiet.port()), timeout_of(60));
   } catch (const neurobench::Interrupted& e) {
     message = e.what();
   } catch (...) {
@@ -269,7 +260,7 @@ TEST_CASE("a store that speaks another protocol is refused, naming its address, 
            {std::string(64, '\xff'), "'\\xff\\xff"},
            {"HTTP/1.1 400 Bad Request\r\n\r\n", "'HTTP/1.1 400 Ba"}}) {
     const FakeStore other(FakeStore::Kind::Banner, banner);
-    const auto [message, took] = connect_error(rank_of(1, 2, other.port()), 5);
+    const auto [message, took] = connect_error(rank_info(1, 2, other.port()), 5);
     CHECK_THAT(message, Catch::Contains(fmt::format("127.0.0.1:{}", other.port())) &&
                             Catch::Contains("is not a c10d rendezvous store") &&
                             Catch::Contains(shown));
@@ -279,7 +270,7 @@ TEST_CASE("a store that speaks another protocol is refused, naming its address, 
 
 TEST_CASE("rank 0 alone in a world of a million ranks gives up at the timeout, in a short message",
           "[distributed][store]") {
-  const auto [message, took] = connect_error(rank_of(0, 1000000, free_port()), 1);
+  const auto [message, took] = connect_error(rank_info(0, 1000000, free_port()), 1);
   CHECK_THAT(message, Catch::Contains("1 of 1000000 processes joined") &&
                           Catch::Contains("999999 ranks (1, 2, 3, 4, 5, 6, 7, 8 and 999991 "
                                           "more) did not"));
@@ -374,7 +365,7 @@ TEST_CASE("a rank whose rank 0 is stopped after opening its store exits 2 at the
 
 TEST_CASE("a MASTER_ADDR that does not resolve stops a rank within the timeout, naming it",
           "[distributed][store]") {
-  neurobench::RankInfo info = rank_of(1, 2, 29500);
+  neurobench::RankInfo info = rank_info(1, 2, 29500);
   info.master_addr = "no-such-host.invalid";
   const auto [message, took] = connect_error(info, 2);
   CHECK_THAT(message, Catch::Contains("MASTER_ADDR 'no-such-host.invalid'"));
