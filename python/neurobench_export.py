@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The snnTorch exporter at its old path: a thin wrapper around the package
+python/neurobench_export/ beside it (docs/snntorch.md).
+
+    python3 python/neurobench_export.py my_module:make_net out.pt --example-shape 8,40
+
+Loaded by path under the package's own name, as ../shared/conformance/snntorch/check.py does
+(`spec_from_file_location("neurobench_export", this file)`, registered as
+`sys.modules["neurobench_export"]`), this module is that entry while it runs: an `import
+neurobench_export` here would find this file, half made. So the package is loaded from the
+folder beside this file by its path, under its own name (its submodules then import as usual),
+and this module hands on every name the package has: `export`, `ExportError`, `main`, ...
+"""
+import importlib.util
+import os
+import sys
+
+_NAME = "neurobench_export"
+_FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), _NAME)
+
+
+def _is_this_package(module):
+    paths = getattr(module, "__path__", None) or []
+    return any(os.path.realpath(p) == os.path.realpath(_FOLDER) for p in paths)
+
+
+def _load_package():
+    """The package in _FOLDER, imported already or loaded now as sys.modules["neurobench_export"]
+    (in place of this wrapper when the wrapper was loaded under that name)."""
+    current = sys.modules.get(_NAME)
+    if current is not None and _is_this_package(current):
+        return current
+    spec = importlib.util.spec_from_file_location(
+        _NAME, os.path.join(_FOLDER, "__init__.py"), submodule_search_locations=[_FOLDER])
+    package = importlib.util.module_from_spec(spec)
+    # Submodules of another copy of the package (one installed in site-packages, say) must not
+    # stand in for this folder's.
+    previous = {k: v for k, v in sys.modules.items() if k == _NAME or k.startswith(_NAME + ".")}
+    for k in previous:
+        del sys.modules[k]
+    sys.modules[_NAME] = package
+    try:
+        spec.loader.exec_module(package)
+    except BaseException:
+        for k in [k for k in sys.modules if k == _NAME or k.startswith(_NAME + ".")]:
+            del sys.modules[k]
+        sys.modules.update(previous)
+        raise
+    return package
+
+
+_package = _load_package()
+__all__ = list(_package.__all__)
+globals().update({k: v for k, v in vars(_package).items() if not k.startswith("_")})
+
+
+def __getattr__(name):  # the package's private names and submodules
+    return getattr(_package, name)
+
+
+if __name__ == "__main__":
+    sys.exit(_package.main())
