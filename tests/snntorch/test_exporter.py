@@ -294,7 +294,7 @@ class OutputPathTest(unittest.TestCase):
         dev = os.path.join(self.dir, "null")
         with open(dev, "wb") as f:
             f.write(b"stands for a device")
-        real = ne._stat_output
+        real = ne.files._stat_output
 
         def fake(path):
             st = real(path)
@@ -302,11 +302,11 @@ class OutputPathTest(unittest.TestCase):
                 return os.stat_result((stat.S_IFCHR | 0o666,) + tuple(st)[1:])
             return st
 
-        ne._stat_output = fake
+        ne.files._stat_output = fake
         try:
             self.assertRefusedPath(dev, dev, "it is a character device")
         finally:
-            ne._stat_output = real
+            ne.files._stat_output = real
         with open(dev, "rb") as f:
             self.assertEqual(f.read(), b"stands for a device")
 
@@ -344,19 +344,19 @@ class OutputPathTest(unittest.TestCase):
         out = os.path.join(self.dir, "net.pt")
         with open(out, "wb") as f:
             f.write(b"old")
-        check = ne._check
+        check = ne.exporter._check
 
         def swap_then_check(*args, **kwargs):
             os.remove(out)
             os.mkfifo(out)
             return check(*args, **kwargs)
 
-        ne._check = swap_then_check
+        ne.exporter._check = swap_then_check
         try:
             with self.assertRaises(ne.ExportArgumentError) as ctx:
                 self.export_to(out)
         finally:
-            ne._check = check
+            ne.exporter._check = check
         self.assertIn("it is a FIFO (named pipe)", str(ctx.exception))
         self.assertTrue(stat.S_ISFIFO(os.lstat(out).st_mode))
         self.assertEqual(os.listdir(self.dir), ["net.pt"], "no temporary folder left")
