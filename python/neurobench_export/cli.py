@@ -314,14 +314,14 @@ def _run(a):
     return 0
 
 
-def main(argv=None):
+def main(argv=None, prog="neurobench_export.py"):
     """The command line; returns its exit status: 0 written, 1 refused, 2 bad arguments, 130 or
-    143 interrupted by SIGINT or SIGTERM (nothing left behind)."""
+    143 interrupted by SIGINT or SIGTERM (nothing left behind). `prog`: the name --help shows."""
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")  # names that are not UTF-8
     ap = _ArgumentParser(
-        prog="neurobench_export.py",
+        prog=prog,
         description="Export an snnTorch network to TorchScript for neurobench-cpp, checked "
                     "against the eager network.")
     ap.add_argument("net", help="MODULE:NAME or FILE.py:NAME: a network, or a function "
@@ -379,3 +379,8 @@ def main(argv=None):
         for s, handler in previous.items():
             if handler is not None:
                 signal.signal(s, handler)
+
+
+def console_main():
+    """The `neurobench-export` console script of the installed package."""
+    return main(prog="neurobench-export")
