@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Export snnTorch networks to TorchScript with their exact behaviour, for neurobench-cpp.
+"""Export snnTorch networks, and networks without snnTorch neurons, to TorchScript with their
+exact behaviour, for neurobench-cpp.
 
     from neurobench_export import export
     export(net, "net.pt", example_input=x)                        # SNNTorchModel(net): --stepwise
@@ -15,13 +16,18 @@ its state (`mem`, `syn`, ...) as attributes and computes what snnTorch 0.9 compu
 for operation. It then scripts the network around them (or, for a network stepped by NeuroBench
 whose code TorchScript cannot compile, traces it: a traced parent records calls into scripted
 children, so their state lives on). Module paths and class names stay those of the eager net.
+A network without snnTorch neurons (NeuroBench's M5 ANN, an MLP, a CNN, a GRU) is scripted as
+it is or, where TorchScript cannot compile it, traced on `example_input`; the report says which.
 
 Before the file is written, the eager net and the saved file run side by side (several timesteps
 and two batch sizes, states carried, resets as NeuroBench does them); they must agree exactly,
-or nothing is written and ExportError names the first neuron that differs. The eager net is left
+or nothing is written and ExportError names the first neuron or output that differs (a trace
+that fixed data-dependent control flow to the example's path among them). The eager net is left
 as it was given. Needs only torch and the network's own snnTorch; the C++ library needs neither.
 
-Command line (see docs/snntorch.md):
+Command line (see docs/snntorch.md), installed (`pip install --no-build-isolation ./python`) or
+from the source tree:
+    neurobench-export my_module:make_net out.pt --example-shape 8,40
     python3 python/neurobench_export.py my_module:make_net out.pt --example-shape 8,40
 
 The modules, by job: `exporter` (export()), `errors`, `neurons` (the scripted neurons),

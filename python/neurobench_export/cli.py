@@ -322,8 +322,8 @@ def main(argv=None, prog="neurobench_export.py"):
             stream.reconfigure(errors="backslashreplace")  # names that are not UTF-8
     ap = _ArgumentParser(
         prog=prog,
-        description="Export an snnTorch network to TorchScript for neurobench-cpp, checked "
-                    "against the eager network.")
+        description="Export a network, with snnTorch neurons or without, to TorchScript for "
+                    "neurobench-cpp, checked against the eager network.")
     ap.add_argument("net", help="MODULE:NAME or FILE.py:NAME: a network, or a function "
                                 "returning one")
     ap.add_argument("out", help="TorchScript file to write: a regular file (replaced whole) or "

@@ -45,14 +45,21 @@ def _save_and_load(module, directory):
 
 def export(net, path, *, example_input=None, custom_forward=False, stepwise=None, steps=8,
            verbose=False):
-    """Saves `net` (an eager torch.nn.Module with snnTorch neurons; eval mode) as a TorchScript
-    file whose results under `neurobench run` equal Python NeuroBench's on the eager net.
+    """Saves `net` (an eager torch.nn.Module, with or without snnTorch neurons; eval mode) as a
+    TorchScript file whose results under `neurobench run` equal Python NeuroBench's on the eager
+    net.
 
     - SNNTorchModel(net): run with `neurobench run --stepwise`; `example_input` is one
       timestep `data[:, t]`, shape (batch, features...).
     - SNNTorchModel(net, custom_forward=True): `custom_forward=True`; `example_input` is
       (batch, time, features...); the saved model returns (batch, time, ...).
     - TorchModel(net): `example_input` is one batch as the net is called with it.
+
+    A network without snnTorch neurons (an ANN such as NeuroBench's M5, an MLP, a CNN, a GRU) is
+    compiled with torch.jit.script or, where that fails, traced with torch.jit.trace on
+    `example_input`; the report says which. Either way the same check against the eager net
+    decides, so a trace that took one path through control flow depending on the input's
+    values is refused, not written.
 
     `stepwise`: True or False when known (False: a TorchModel net, never reset between
     batches); None checks both. `steps`: calls per batch in the check, 1 to MAX_STEPS.
@@ -105,9 +112,7 @@ def export(net, path, *, example_input=None, custom_forward=False, stepwise=None
         if _is_snntorch_neuron(m):
             initial[p] = {s: getattr(m, s).detach().clone() for s in STATE_ATTRIBUTES
                           if isinstance(getattr(m, s, None), Tensor)}
-    if not initial:
-        raise ExportError("the network has no snnTorch neurons; save it with torch.jit.script "
-                          "or torch.jit.trace directly")
+    plain = not initial  # no snnTorch neurons: scripted or traced as it is
     example = example_input.detach()
 
     def calls(x):
@@ -127,7 +132,8 @@ def export(net, path, *, example_input=None, custom_forward=False, stepwise=None
 
     # A step-wise net without reset() gets one that does what NeuroBench does before a batch.
     mirror_reset = None
-    if not custom_forward and stepwise is not False and "reset" not in _user_functions(type(net)):
+    if not plain and not custom_forward and stepwise is not False and \
+            "reset" not in _user_functions(type(net)):
         mirror_reset = _snntorch_reset(net)
     attempts = []  # (description, problem)
     report = []
@@ -140,7 +146,8 @@ def export(net, path, *, example_input=None, custom_forward=False, stepwise=None
         if not custom_forward:
             plans.append(("trace", False, False))
         for how, root_reset, none_as_empty in plans:
-            label = f"{how}" + (" with reset()" if root_reset else "") + \
+            label = (f"torch.jit.{how}" if plain else f"{how}") + \
+                (" with reset()" if root_reset else "") + \
                 (" (None state as empty tensors)" if none_as_empty else "")
             try:
                 with torch.no_grad():
@@ -188,14 +195,19 @@ def export(net, path, *, example_input=None, custom_forward=False, stepwise=None
                         net.train()
                     raise ExportArgumentError(f"{path}: cannot write the export: "
                                               f"{e.strerror or e}") from None
-                report.append(f"exported {type(net).__name__} to {path} ({label}); checked "
-                              f"against the eager net")
+                kind = "; no snnTorch neurons" if plain else ""
+                report.append(f"exported {type(net).__name__} to {path} ({label}{kind}); "
+                              f"checked against the eager net")
+                if plain and how == "trace":
+                    report.append(_TRACED_NOTE)
                 if mirror_reset and mirror_reset[1]:
                     report.append(
                         "note: snntorch.utils.reset(net), which NeuroBench calls before each "
                         f"batch, does not reset {'; '.join(mirror_reset[1])}; the saved reset() "
                         "does the same, so that the numbers agree (docs/snntorch.md)")
                 break
+            if plain and how == "trace":
+                problem += _TRACE_HINT
             attempts.append((label, f"the saved model does not behave as the eager net: {problem}"))
         else:
             if was_training:
@@ -207,6 +219,15 @@ def export(net, path, *, example_input=None, custom_forward=False, stepwise=None
     if verbose:
         print(text)
     return text
+
+
+_TRACED_NOTE = ("note: torch.jit.script cannot compile the network, so it was traced: the trace "
+                "repeats the operations example_input took, and agreed with the eager net on "
+                "every input of the check")
+_TRACE_HINT = (". A trace records only the operations the example took: control flow that "
+               "depends on the input's values (if, while, a loop over a tensor) stays fixed to "
+               "the example's path. Make forward compile with torch.jit.script instead (the "
+               "script attempt above says what stops it)")
 
 
 def _failure_message(net, attempts):

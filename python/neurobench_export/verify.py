@@ -8,7 +8,7 @@ import sys
 import torch
 from torch import Tensor
 
-from .neurons import _NEURONS, STATE_ATTRIBUTES
+from .neurons import _NEURONS, STATE_ATTRIBUTES, _is_snntorch_neuron
 
 
 def _tensors(value):
@@ -16,6 +16,8 @@ def _tensors(value):
         return [value]
     if isinstance(value, (tuple, list)):
         return [t for v in value for t in _tensors(v)]
+    if isinstance(value, dict):  # a plain network's outputs by name, compared name by name
+        return [t for k in sorted(value, key=str) for t in _tensors(value[k])]
     return []
 
 
@@ -24,6 +26,9 @@ def _describe(value):
         return f"tensor{list(value.shape)}"
     if isinstance(value, (tuple, list)):
         return "(" + ", ".join(_describe(v) for v in value) + ")"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_describe(value[k])}" for k in sorted(value, key=str)) \
+            + "}"
     return type(value).__name__
 
 
@@ -63,7 +68,9 @@ def _mismatch(eager, exported, where):
 
 def _compare_outputs(e_out, x_out, where):
     et, xt = _tensors(e_out), _tensors(x_out)
-    if len(et) != len(xt):
+    keys_differ = isinstance(e_out, dict) and (
+        not isinstance(x_out, dict) or sorted(map(str, e_out)) != sorted(map(str, x_out)))
+    if len(et) != len(xt) or keys_differ:
         return (f"the network's output differs {where}: the eager net returns "
                 f"{_describe(e_out)}, the export {_describe(x_out)}")
     for i, (a, b) in enumerate(zip(et, xt)):
@@ -92,6 +99,8 @@ def _reset_like_neurobench(net):
     if hasattr(net, "reset") and callable(net.reset):
         net.reset()
         return
+    if not any(_is_snntorch_neuron(m) for m in net.modules()):
+        return  # snntorch.utils.reset(net) resets only snnTorch neurons; none need be installed
     utils = sys.modules.get("snntorch.utils")
     if utils is None:
         utils = importlib.import_module("snntorch.utils")

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Unit tests of python/neurobench_export.py: what it refuses and how it says so, what it
-leaves behind, the command line. Run: /usr/bin/python3 tests/snntorch/test_exporter.py
+"""Unit tests of the exporter, the package python/neurobench_export/: what it refuses and how it
+says so, what it leaves behind, networks without snnTorch neurons, the command line.
+Run: /usr/bin/python3 tests/snntorch/test_exporter.py
 Exits 77 (skipped) without python3-torch or the reference snnTorch in ../shared/third_party."""
 import contextlib
 import io
@@ -14,6 +15,7 @@ import sys
 import tempfile
 import time
 import unittest
+import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -87,6 +89,72 @@ class MyLeaky(snn.Leaky):
     pass
 
 
+class KeywordMLP(nn.Module):
+    """No snnTorch neurons, and `**kwargs` keeps TorchScript from compiling it: traced."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(6, 8)
+        self.fc2 = nn.Linear(8, 3)
+
+    def forward(self, x, **kwargs):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+class Branching(nn.Module):
+    """Control flow on the input's values, and code TorchScript cannot compile (`**kwargs`): a
+    trace keeps the branch the example took, which the check must catch."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 3)
+
+    def forward(self, x, **kwargs):
+        if bool(x[0, 0] > 0):
+            return self.fc(x)
+        return -self.fc(x)
+
+
+class GRUClassifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(6, 8, batch_first=True)
+        self.fc = nn.Linear(8, 3)
+
+    def forward(self, x):
+        out, _ = self.gru(x)
+        return self.fc(out[:, -1])
+
+
+class LoopOverTime(nn.Module):
+    """No neurons; loops over time itself and returns (time, batch, ...): custom_forward."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        out = []
+        for t in range(x.shape[1]):
+            out.append(torch.tanh(self.fc(x[:, t])))
+        return torch.stack(out)
+
+
+def speech_commands_m5():
+    """NeuroBench's M5 (keyword spotting ANN) as examples/speech_commands/networks.py has it, with
+    NeuroBench's layer names; None where that file is missing."""
+    folder = os.path.join(ROOT, "examples", "speech_commands")
+    if not os.path.isfile(os.path.join(folder, "networks.py")):
+        return None
+    sys.path.insert(0, folder)
+    try:
+        import networks
+    finally:
+        sys.path.remove(folder)
+    torch.manual_seed(0)
+    return networks.M5().eval()
+
+
 def spikes(*shape, p=0.4, seed=0):
     g = torch.Generator().manual_seed(seed)
     return (torch.rand(shape, generator=g) < p).float()
@@ -123,9 +191,6 @@ class ExporterTest(unittest.TestCase):
         net = nn.Sequential(nn.Linear(6, 5), snn.Leaky(beta=0.9, init_hidden=True, output=True,
                                                        state_quant=lambda m: m))
         self.assertRefused(net, "module '1' (Leaky)", "state_quant")
-
-    def test_a_net_without_neurons_is_refused(self):
-        self.assertRefused(nn.Sequential(nn.Linear(6, 5), nn.ReLU()), "no snnTorch neurons")
 
     def test_example_input_is_required(self):
         self.assertRefused(nets.kws_sequential(), "example_input is required", example_input=None)
@@ -234,6 +299,114 @@ class ExporterTest(unittest.TestCase):
         r = self.export_cli("--example-shape", "4,20", net="no_such_net")
         self.assertEqual(r.returncode, 2)
         self.assertIn("has no attribute 'no_such_net'", r.stderr)
+
+
+class PlainNetworkTest(unittest.TestCase):
+    """Networks without snnTorch neurons: scripted, or traced where scripting fails, and checked
+    against the eager network as snnTorch networks are."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.out = os.path.join(self.tmp.name, "net.pt")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def assertSameOutputs(self, net, x):
+        loaded = torch.jit.load(self.out)
+        with torch.no_grad():
+            self.assertTrue(torch.equal(loaded(x), net(x)))
+        return loaded
+
+    def test_a_plain_network_is_scripted_and_the_report_says_so(self):
+        net = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Dropout(0.5), nn.Linear(8, 3))
+        report = ne.export(net, self.out, example_input=spikes(4, 6))
+        self.assertIn("exported Sequential", report)
+        self.assertIn("(torch.jit.script; no snnTorch neurons); checked against the eager net",
+                      report)
+        loaded = self.assertSameOutputs(net.eval(), spikes(5, 6, seed=2))
+        self.assertEqual([m.original_name for _, m in loaded.named_modules()],
+                         [type(m).__name__ for _, m in net.named_modules()])
+
+    def test_a_gru_and_a_cnn_are_scripted(self):
+        for net, x in [(GRUClassifier(), torch.randn(3, 5, 6)),
+                       (nn.Sequential(nn.Conv2d(1, 4, 3, padding="same"), nn.BatchNorm2d(4),
+                                      nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                                      nn.Linear(4 * 4 * 4, 5)), torch.rand(2, 1, 8, 8))]:
+            report = ne.export(net, self.out, example_input=x)
+            self.assertIn("(torch.jit.script; no snnTorch neurons)", report)
+            self.assertSameOutputs(net.eval(), x)
+
+    def test_a_plain_network_torchscript_cannot_compile_is_traced_and_the_report_says_so(self):
+        net = KeywordMLP()
+        report = ne.export(net, self.out, example_input=spikes(4, 6))
+        self.assertIn("(torch.jit.trace; no snnTorch neurons); checked against the eager net",
+                      report)
+        self.assertIn("note: torch.jit.script cannot compile the network, so it was traced",
+                      report)
+        self.assertSameOutputs(net, spikes(4, 6, seed=5))
+
+    def test_a_trace_that_fixes_data_dependent_control_flow_is_refused_and_says_so(self):
+        with self.assertRaises(ne.ExportError) as ctx, warnings.catch_warnings():
+            warnings.simplefilter("ignore", torch.jit.TracerWarning)  # what the check confirms
+            ne.export(Branching(), self.out, example_input=spikes(4, 6))
+        msg = str(ctx.exception)
+        self.assertIn("cannot export Branching with its exact behaviour; nothing was written",
+                      msg)
+        self.assertIn("- torch.jit.script: TorchScript cannot compile the network (Branching)",
+                      msg)
+        self.assertIn("- torch.jit.trace: the saved model does not behave as the eager net: the "
+                      "network's output differs", msg)
+        self.assertIn("control flow that depends on the input's values", msg)
+        self.assertFalse(os.path.exists(self.out))
+        self.assertEqual(os.listdir(self.tmp.name), [], "no temporary folder left")
+
+    def test_a_plain_network_looping_over_time_is_exported_with_custom_forward(self):
+        net = LoopOverTime()
+        x = torch.randn(2, 5, 4)
+        report = ne.export(net, self.out, example_input=x, custom_forward=True)
+        self.assertIn("(torch.jit.script; no snnTorch neurons)", report)
+        loaded = torch.jit.load(self.out)
+        with torch.no_grad():
+            self.assertTrue(torch.equal(loaded(x), net(x).transpose(0, 1)))
+
+    def test_neurobench_m5_for_keyword_spotting_is_exported(self):
+        net = speech_commands_m5()
+        if net is None:
+            self.skipTest("examples/speech_commands/networks.py is missing")
+        x = torch.randn(4, 1, 8000, generator=torch.Generator().manual_seed(1)) * 0.1
+        report = ne.export(net, self.out, example_input=x, stepwise=False)
+        self.assertIn("exported M5", report)
+        self.assertIn("(torch.jit.script; no snnTorch neurons)", report)
+        self.assertSameOutputs(net, x)
+
+    def test_outputs_by_name_are_compared_name_by_name(self):
+        t = torch.ones(2)
+        self.assertIsNone(ne.verify._compare_outputs({"b": t, "a": t + 1}, {"a": t + 1, "b": t},
+                                                     "here"))
+        self.assertIn("output tensor 0 has different values",
+                      ne.verify._compare_outputs({"a": t}, {"a": t + 1}, "here"))
+        self.assertIn("the eager net returns {'a': tensor[2]}, the export {'b': tensor[2]}",
+                      ne.verify._compare_outputs({"a": t}, {"b": t}, "here"))
+
+    def test_the_command_line_exports_a_plain_network_without_snntorch(self):
+        module = os.path.join(self.tmp.name, "plain.py")
+        with open(module, "w") as f:
+            f.write("from torch import nn\n\ndef net():\n"
+                    "    return nn.Sequential(nn.Linear(20, 8), nn.ReLU(), nn.Linear(8, 4))\n")
+        out = os.path.join(self.tmp.name, "plain.pt")
+        # the wrapper run as a script, where `import snntorch` fails
+        code = ("import sys, runpy; sys.modules['snntorch'] = None; sys.argv = sys.argv[1:]; "
+                "runpy.run_path(sys.argv[0], run_name='__main__')")
+        r = subprocess.run([sys.executable, "-c", code,
+                            os.path.join(ROOT, "python", "neurobench_export.py"),
+                            module + ":net", out, "--example-shape", "4,20"],
+                           capture_output=True, text=True,
+                           env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("exported Sequential", r.stdout)
+        self.assertIn("(torch.jit.script; no snnTorch neurons)", r.stdout)
+        self.assertTrue(os.path.isfile(out))
 
 
 def small_net():
