@@ -20,33 +20,40 @@ _NAME = "neurobench_export"
 _FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), _NAME)
 
 
-def _is_this_package(module):
-    paths = getattr(module, "__path__", None) or []
-    return any(os.path.realpath(p) == os.path.realpath(_FOLDER) for p in paths)
+def _is_ours(module):
+    """Whether `module` is the package in _FOLDER or one of its submodules."""
+    file = getattr(module, "__file__", None)
+    return isinstance(file, str) and \
+        os.path.realpath(os.path.dirname(file)) == os.path.realpath(_FOLDER)
 
 
 def _load_package():
     """The package in _FOLDER, imported already or loaded now as sys.modules["neurobench_export"]
     (in place of this wrapper when the wrapper was loaded under that name)."""
     current = sys.modules.get(_NAME)
-    if current is not None and _is_this_package(current):
+    if current is not None and _is_ours(current):
         return current
     spec = importlib.util.spec_from_file_location(
         _NAME, os.path.join(_FOLDER, "__init__.py"), submodule_search_locations=[_FOLDER])
     package = importlib.util.module_from_spec(spec)
-    # Submodules of another copy of the package (one installed in site-packages, say) must not
-    # stand in for this folder's.
-    previous = {k: v for k, v in sys.modules.items() if k == _NAME or k.startswith(_NAME + ".")}
-    for k in previous:
-        del sys.modules[k]
+    # This folder's submodules, imported already, are kept (one export, one ExportError); those
+    # of another copy of the package (one installed in site-packages, say) must not stand in
+    # for them.
+    before = {k: v for k, v in sys.modules.items() if k == _NAME or k.startswith(_NAME + ".")}
+    for k, v in before.items():
+        if not _is_ours(v):
+            del sys.modules[k]
     sys.modules[_NAME] = package
     try:
         spec.loader.exec_module(package)
     except BaseException:
         for k in [k for k in sys.modules if k == _NAME or k.startswith(_NAME + ".")]:
             del sys.modules[k]
-        sys.modules.update(previous)
+        sys.modules.update(before)
         raise
+    for k, v in list(sys.modules.items()):  # kept submodules, which their import did not bind
+        if k.startswith(_NAME + ".") and k.count(".") == 1 and _is_ours(v):
+            vars(package).setdefault(k.rpartition(".")[2], v)
     return package
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Unit tests of the exporter, the package python/neurobench_export/: what it refuses and how it
-says so, what it leaves behind, networks without snnTorch neurons, the command line.
+says so, what it leaves behind, networks without snnTorch neurons, the command line, and the
+package's layout (the wrapper python/neurobench_export.py loaded by path, python3 -m).
 Run: /usr/bin/python3 tests/snntorch/test_exporter.py
 Exits 77 (skipped) without python3-torch or the reference snnTorch in ../shared/third_party."""
 import contextlib
@@ -407,6 +408,100 @@ class PlainNetworkTest(unittest.TestCase):
         self.assertIn("exported Sequential", r.stdout)
         self.assertIn("(torch.jit.script; no snnTorch neurons)", r.stdout)
         self.assertTrue(os.path.isfile(out))
+
+
+class PackageLayoutTest(unittest.TestCase):
+    """python/neurobench_export/ is a package; python/neurobench_export.py a thin wrapper that
+    runs its command line and, loaded by path under the package's name (as the shared
+    conformance check loads it), hands on its API."""
+
+    WRAPPER = os.path.join(ROOT, "python", "neurobench_export.py")
+    PACKAGE = os.path.join(ROOT, "python", "neurobench_export")
+
+    def python(self, code, *args, cwd=None):
+        return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                              cwd=cwd or tempfile.gettempdir(), timeout=120,
+                              env=dict(os.environ, PYTHONPATH=os.path.join(THIRD, "snntorch")))
+
+    def test_import_finds_the_package_and_its_public_names(self):
+        self.assertEqual(os.path.dirname(ne.__file__), self.PACKAGE)
+        self.assertEqual(ne.__all__, ["export", "ExportError", "ExportArgumentError",
+                                      "MAX_STEPS"])
+        for name in ("export", "ExportError", "ExportArgumentError", "MAX_STEPS",
+                     "STATE_ATTRIBUTES", "MAX_EXAMPLE_VALUES", "MAX_EXAMPLE_DIMS",
+                     "MAX_BATCH_SIZE", "main"):
+            self.assertTrue(hasattr(ne, name), name)
+        self.assertTrue(issubclass(ne.ExportArgumentError, ne.ExportError))
+
+    def test_no_module_of_the_package_is_much_over_400_lines(self):
+        for name in sorted(os.listdir(self.PACKAGE)):
+            if name.endswith(".py"):
+                with open(os.path.join(self.PACKAGE, name)) as f:
+                    self.assertLessEqual(len(f.readlines()), 450, name)
+
+    def test_the_wrapper_loaded_by_path_as_neurobench_export_hands_on_the_api(self):
+        # What ../shared/conformance/snntorch/check.py does, in a fresh interpreter.
+        code = """
+import importlib.util, os, sys
+from torch import nn
+import torch
+def load():
+    spec = importlib.util.spec_from_file_location("neurobench_export", sys.argv[1])
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["neurobench_export"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+if sys.argv[3] == "after-import":
+    sys.path.insert(0, os.path.dirname(sys.argv[1]))
+    import neurobench_export as first
+mod = load()
+package = sys.modules["neurobench_export"]
+assert package is not mod and package.__path__ == [sys.argv[2]], package
+assert os.path.dirname(package.__file__) == sys.argv[2]
+if sys.argv[3] == "after-import":  # the package's modules are not loaded twice
+    assert package.export is first.export and package.ExportError is first.ExportError
+for name in package.__all__ + ["main", "STATE_ATTRIBUTES", "MAX_BATCH_SIZE"]:
+    assert getattr(mod, name) is getattr(package, name), name
+assert mod.exporter._check is package.exporter._check and mod.cli is package.cli
+assert mod.__all__ == package.__all__
+net = nn.Sequential(nn.Linear(6, 3))
+print(mod.export(net, os.path.join(sys.argv[4], "net.pt"), example_input=torch.ones(2, 6)))
+try:
+    mod.export(net, sys.argv[4], example_input=torch.ones(2, 6))
+except package.ExportArgumentError as e:
+    print("refused:", e)
+"""
+        for how in ("fresh", "after-import"):
+            with tempfile.TemporaryDirectory() as tmp:
+                r = self.python(code, self.WRAPPER, self.PACKAGE, how, tmp)
+                self.assertEqual(r.returncode, 0, f"{how}: {r.stderr}")
+                self.assertIn("(torch.jit.script; no snnTorch neurons)", r.stdout)
+                self.assertIn("refused:", r.stdout)
+                self.assertEqual(os.listdir(tmp), ["net.pt"])
+
+    def test_the_wrapper_and_python_m_run_the_command_line(self):
+        r = subprocess.run([sys.executable, self.WRAPPER, "--help"], capture_output=True,
+                           text=True, cwd=tempfile.gettempdir())
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(r.stdout.startswith("usage: neurobench_export.py"), r.stdout)
+        r = subprocess.run([sys.executable, "-m", "neurobench_export", "--help"],
+                           capture_output=True, text=True, cwd=tempfile.gettempdir(),
+                           env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(r.stdout.startswith("usage: python3 -m neurobench_export"), r.stdout)
+        self.assertIn("with snnTorch neurons or without", r.stdout)
+
+    def test_the_scripted_neurons_keep_their_torchscript_names(self):
+        # __torch__.neurobench_export.Leaky, from export() as from the command line
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "net.pt")
+            ne.export(nets.kws_sequential(), out, example_input=spikes(4, 20), stepwise=True)
+            names = [m._c._type().qualified_name() for _, m in torch.jit.load(out).named_modules()
+                     if m.original_name == "Leaky"]
+            self.assertEqual(len(names), 3)
+            for name in names:  # TorchScript mangles the second class of a name
+                self.assertRegex(name, r"^__torch__\.neurobench_export\.(___torch_mangle_\d+\.)?"
+                                       r"Leaky$")
 
 
 def small_net():
