@@ -48,7 +48,8 @@ def net():
 
 def run(cmd, cwd, env=None, timeout=300):
     env = dict(env if env is not None else os.environ)
-    env.update(PIP_NO_INPUT="1", PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INDEX="1")
+    env.update(PIP_NO_INPUT="1", PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INDEX="1",
+               PIP_NO_CACHE_DIR="1")
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=timeout)
 
