@@ -32,6 +32,7 @@
 #include <neurobench/metrics/timing.hpp>
 #include <neurobench/model/hooks.hpp>
 #include <neurobench/model/model.hpp>
+#include <neurobench/plugin_description.hpp>
 #include <neurobench/plugins.hpp>
 #include <neurobench/processors/audio.hpp>
 #include <neurobench/processors/encoders.hpp>

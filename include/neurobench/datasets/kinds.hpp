@@ -11,7 +11,7 @@
 
 #include <neurobench/data/dataset.hpp>
 #include <neurobench/json.hpp>
-#include <neurobench/metrics/description.hpp>
+#include <neurobench/plugin_description.hpp>
 
 namespace neurobench {
 

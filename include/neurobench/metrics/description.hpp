@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <neurobench/json.hpp>
+#include <neurobench/plugin_description.hpp>
 
 namespace neurobench {
 
@@ -27,25 +28,6 @@ struct ValueDescription {
   std::string unit;              ///< "ms", "bytes", "fraction", "ops/sample"; empty if none.
   Better better = Better::None;  ///< Which way is an improvement.
   std::string description;       ///< One line; may be empty.
-};
-
-/// One option a plugin accepts (see PluginDescription::options).
-struct OptionDescription {
-  std::string name;         ///< Key in the options object.
-  std::string type;         ///< "number", "integer", "boolean", "string", "array" or "object".
-  Json default_value;       ///< Used when the option is not given; null: required.
-  std::string description;  ///< One line.
-};
-
-/// What a registered plugin (metric or processor) is: name, one line, where it came from and
-/// the options it accepts. Filled in by the registration line.
-struct PluginDescription {
-  std::string name;         ///< As used in configs and on the command line (the class name).
-  std::string description;  ///< One line, shown by `neurobench list`.
-  /// Where it was registered: "built-in", the path of a plugin library loaded with
-  /// `--plugin`, or "program" for code linked into the running program.
-  std::string source;
-  std::vector<OptionDescription> options;  ///< Accepted options; none by default.
 };
 
 /// What a metric's value means, declared with the metric class, either with the registration

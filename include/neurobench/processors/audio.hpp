@@ -7,7 +7,7 @@
 #include <neurobench/audio/mfcc.hpp>
 #include <neurobench/audio/resample.hpp>
 #include <neurobench/json.hpp>
-#include <neurobench/metrics/description.hpp>
+#include <neurobench/plugin_description.hpp>
 #include <neurobench/processors/processors.hpp>
 
 namespace neurobench::processors {
