@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
+// Static metrics: Footprint, ParameterCount, ConnectionSparsity, ModelFileSize; the default
+// layer classes.
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <unordered_set>
 
@@ -99,6 +102,21 @@ Json ConnectionSparsity::compute(const NeuroBenchModel& model, const LayerSetup&
   return round4(static_cast<double>(zeros) / static_cast<double>(elements));
 }
 
+// ModelFileSize: bytes on disk of the model file.
+Json ModelFileSize::compute(const NeuroBenchModel& model, const LayerSetup& /*layers*/) const {
+  const auto file = model.source_file();
+  if (!file) {
+    throw MetricError(fmt::format("{}: {} was not loaded from a file", name(), model.describe()));
+  }
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(*file, ec);
+  if (ec) {
+    throw MetricError(
+        fmt::format("{}: cannot read the size of {}: {}", name(), file->string(), ec.message()));
+  }
+  return static_cast<int64_t>(size);
+}
+
 MetricDescription Footprint::describe() {
   return MetricDescription("bytes of all parameters and buffers (numel x element size)")
       .with_unit("bytes")
@@ -115,6 +133,10 @@ MetricDescription ConnectionSparsity::describe() {
   return MetricDescription("fraction of zero weights in connection layers, 4 decimals")
       .with_unit("fraction")
       .higher_is_better();
+}
+
+MetricDescription ModelFileSize::describe() {
+  return MetricDescription("bytes of the model file on disk").with_unit("bytes").lower_is_better();
 }
 
 }  // namespace neurobench::metrics
