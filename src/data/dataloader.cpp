@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <neurobench/data/dataloader.hpp>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include <fmt/format.h>
+
+#include <neurobench/data/dataset.hpp>
+#include <neurobench/errors.hpp>
+
+namespace neurobench {
+
+void LoaderOptions::validate() const {
+  if (batch_size <= 0 || batch_size > kMaxBatchSize) {
+    throw UsageError(fmt::format("batch_size: {} is out of range; expected an integer from 1 to {}",
+                                 batch_size, kMaxBatchSize));
+  }
+}
+
+DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, LoaderOptions options)
+    : dataset_(std::move(dataset)), options_(options) {
+  if (!dataset_) throw UsageError("DataLoader: no dataset");
+  options_.validate();
+  if (dataset_->size() == 0) {
+    throw InputError(fmt::format("{}: the dataset is empty", dataset_->describe()));
+  }
+  if (options_.shuffle_seed) {
+    order_.resize(static_cast<std::size_t>(dataset_->size()));
+    std::iota(order_.begin(), order_.end(), 0);
+    std::mt19937_64 rng(*options_.shuffle_seed);
+    std::shuffle(order_.begin(), order_.end(), rng);
+  }
+}
+
+std::size_t DataLoader::num_batches() const {
+  const int64_t n = dataset_->size();
+  return static_cast<std::size_t>((n + options_.batch_size - 1) / options_.batch_size);
+}
+
+Batch DataLoader::batch(std::size_t index) const {
+  if (index >= num_batches()) {
+    throw UsageError(fmt::format("{}: batch {} out of range (there are {})", dataset_->describe(),
+                                 index, num_batches()));
+  }
+  const int64_t begin = static_cast<int64_t>(index) * options_.batch_size;
+  const int64_t end = std::min(begin + options_.batch_size, dataset_->size());
+  if (order_.empty()) return dataset_->slice(begin, end);
+  return dataset_->get(std::vector<int64_t>(order_.begin() + begin, order_.begin() + end));
+}
+
+}  // namespace neurobench
