@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Names of TorchScript modules as users write them: class names without TorchScript's
-// `__torch__.` prefix and `___torch_mangle_N` atoms, and the selectors that match them.
+// `__torch__.` prefix and `___torch_mangle_N` atoms.
 #include <neurobench/model/model.hpp>
 
 #include <algorithm>
@@ -31,11 +31,6 @@ std::string demangled_type_name(const std::string& qualified) {
   const std::string name = demangled_qualified_name(qualified);
   const auto dot = name.rfind('.');
   return dot == std::string::npos ? name : name.substr(dot + 1);
-}
-
-bool ModuleSelector::matches(const ModuleInfo& info) const {
-  return std::find(paths.begin(), paths.end(), info.path) != paths.end() ||
-         std::find(type_names.begin(), type_names.end(), info.type_name) != type_names.end();
 }
 
 }  // namespace neurobench
