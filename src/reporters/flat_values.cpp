@@ -14,53 +14,6 @@
 
 namespace neurobench {
 
-namespace {
-
-// One metric's value flattened into `Metric.key` values, in order. Iterative: a document built
-// in memory may be nested deeper than a file may.
-void flatten_into(const nlohmann::ordered_json& value, const std::string& metric,
-                  std::vector<FlatValue>& out) {
-  std::vector<std::pair<const nlohmann::ordered_json*, std::string>> pending{{&value, metric}};
-  while (!pending.empty()) {
-    auto [v, key] = std::move(pending.back());
-    pending.pop_back();
-    if (v->is_object()) {  // children pushed last to first: popped in order
-      for (auto it = v->crbegin(); it != v->crend(); ++it) {
-        pending.emplace_back(&it.value(), key + "." + it.key());
-      }
-      continue;
-    }
-    FlatValue f;
-    f.key = std::move(key);
-    if (v->is_number()) {
-      f.state = FlatValue::State::Number;
-      f.number = v->get<double>();
-    } else if (const auto non_finite = detail::non_finite_from_token(*v)) {
-      f.state = FlatValue::State::Number;  // "NaN", "Infinity", "-Infinity"
-      f.number = *non_finite;
-    } else if (v->is_null()) {
-      f.state = FlatValue::State::Failed;
-    }  // Anything else was refused on loading; treat it as absent.
-    out.push_back(std::move(f));
-  }
-}
-
-}  // namespace
-
-std::vector<FlatValue> flatten_metrics(const nlohmann::ordered_json& metrics) {
-  std::vector<FlatValue> out;
-  if (!metrics.is_object()) return out;
-  for (const auto& [key, v] : metrics.items()) {
-    if (!key.empty() && key[0] == '_') continue;
-    flatten_into(v, key, out);
-  }
-  return out;
-}
-
-FlatValue lookup(const RunResults& run, std::string_view key) {
-  return detail::FlatRun(run).get(std::string(key));
-}
-
 namespace detail {
 
 FlatRun::FlatRun(const RunResults& run) : values_(flatten_metrics(run.metrics)) {

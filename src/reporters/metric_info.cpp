@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Unit and direction of a flattened key: from the results files' own descriptions
-// (`_metrics`), else from the legacy table (legacy_metric_table.cpp).
+// (`_metrics`), else from the legacy table (metric_info_legacy.cpp).
 #include <neurobench/reporters/metric_info.hpp>
 
 #include "reporters/metric_index.hpp"
