@@ -133,11 +133,6 @@ std::vector<std::string> entries(const fs::path& folder, bool folders_only) {
 
 bool hidden(const std::string& name) { return !name.empty() && name[0] == '.'; }
 
-bool ends_with(const std::string& s, const char* suffix) {
-  const std::size_t n = std::strlen(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
-
 // The label folders: every folder but hidden ones and _background_noise_, sorted as NeuroBench
 // sorts glob("*/"): each name with a trailing '/' ("a-b/" before "a/").
 std::vector<std::string> find_labels(const fs::path& folder) {
@@ -298,7 +293,7 @@ SpeechCommands::SpeechCommands(const fs::path& path, SpeechCommandsSubset subset
       if (hidden(dir)) continue;
       for (const std::string& name : entries(folder_ / dir, /*folders_only=*/false)) {
         const std::string relative = dir + "/" + name;
-        if (!ends_with(name, ".wav") || relative.find(kHashDivider) == std::string::npos ||
+        if (!detail::ends_with(name, ".wav") || relative.find(kHashDivider) == std::string::npos ||
             relative.find(kNoiseFolder) != std::string::npos) {
           continue;
         }

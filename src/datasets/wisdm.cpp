@@ -42,11 +42,6 @@ std::size_t position(WisdmSubset subset) {
   return 0;
 }
 
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix.data(), suffix.size()) == 0;
-}
-
 // NumPy's argmax over one row: the first largest value, the first NaN before any number.
 template <class T>
 int64_t first_max(const T* row, int64_t n) {
@@ -115,7 +110,7 @@ torch::Tensor argmax_rows(const torch::Tensor& one_hot) {
 
 fs::path wisdm_file(const fs::path& path) {
   // NeuroBench: `path.endswith(".npz")`, case and all.
-  if (ends_with(path.string(), ".npz")) return path;
+  if (detail::ends_with(path.string(), ".npz")) return path;
   return path / kWisdmFileName;
 }
 

@@ -14,7 +14,7 @@
 namespace neurobench::events {
 namespace {
 
-constexpr const char* kWhat = "downsample";
+constexpr const char* kDownsample = "downsample";
 
 // NumPy assigns the float64 product to the integer column by truncation toward zero.
 std::int32_t scaled(std::int32_t value, double factor, std::size_t index, const char* axis) {
@@ -22,7 +22,7 @@ std::int32_t scaled(std::int32_t value, double factor, std::size_t index, const 
   if (!(product >= std::numeric_limits<std::int32_t>::min() &&
         product <= std::numeric_limits<std::int32_t>::max())) {
     throw InputError(fmt::format("{}: event {}: {} {} times {} does not fit a 32-bit coordinate",
-                                 kWhat, index, axis, value, factor));
+                                 kDownsample, index, axis, value, factor));
   }
   return static_cast<std::int32_t>(product);
 }
@@ -30,9 +30,9 @@ std::int32_t scaled(std::int32_t value, double factor, std::size_t index, const 
 }  // namespace
 
 Events downsample(const Events& events, double factor_x, double factor_y) {
-  detail::check_columns(events, kWhat);
-  detail::check_positive(factor_x, kWhat, "the x factor");
-  detail::check_positive(factor_y, kWhat, "the y factor");
+  detail::check_columns(events, kDownsample);
+  detail::check_positive(factor_x, kDownsample, "the x factor");
+  detail::check_positive(factor_y, kDownsample, "the y factor");
   Events out = events;
   for (std::size_t i = 0; i < out.size(); ++i) {
     out.x[i] = scaled(events.x[i], factor_x, i, "x");
@@ -43,12 +43,12 @@ Events downsample(const Events& events, double factor_x, double factor_y) {
 
 std::int64_t downsampled_size(std::int64_t size, double factor) {
   if (size <= 0) {
-    throw UsageError(fmt::format("{}: a sensor size must be positive, got {}", kWhat, size));
+    throw UsageError(fmt::format("{}: a sensor size must be positive, got {}", kDownsample, size));
   }
-  detail::check_positive(factor, kWhat, "the spatial factor");
+  detail::check_positive(factor, kDownsample, "the spatial factor");
   const double largest = std::trunc(static_cast<double>(size - 1) * factor);
   if (largest >= static_cast<double>(std::numeric_limits<std::int32_t>::max())) {
-    throw UsageError(fmt::format("{}: {} pixels times {} is too large", kWhat, size, factor));
+    throw UsageError(fmt::format("{}: {} pixels times {} is too large", kDownsample, size, factor));
   }
   return static_cast<std::int64_t>(largest) + 1;
 }

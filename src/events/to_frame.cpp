@@ -19,7 +19,7 @@
 namespace neurobench::events {
 namespace {
 
-constexpr const char* kWhat = "to_frame";
+constexpr const char* kToFrame = "to_frame";
 
 using Slices = std::vector<std::pair<std::size_t, std::size_t>>;
 
@@ -187,27 +187,27 @@ void check_frame_memory(double frames, const SensorSize& sensor, const FrameOpti
       bytes, options.max_bytes,
       // /proc/meminfo is read only for frames that could matter: this runs for every sample.
       bytes > kAskMemoryAbove ? neurobench::detail::available_memory() : std::nullopt,
-      fmt::format("{}: frame option {} makes {:g} frames of {} x {} x {} float32", kWhat,
+      fmt::format("{}: frame option {} makes {:g} frames of {} x {} x {} float32", kToFrame,
                   frame_option(options), frames, sensor.polarities, sensor.height, sensor.width));
 }
 
 torch::Tensor to_frame(const Events& events, const SensorSize& sensor,
                        const FrameOptions& options) {
   options.validate();
-  detail::check_columns(events, kWhat);
+  detail::check_columns(events, kToFrame);
   if (sensor.width <= 0 || sensor.height <= 0 ||
       (sensor.polarities != 1 && sensor.polarities != 2)) {
     throw UsageError(
         fmt::format("{}: sensor size ({}, {}, {}) must have a positive width and height and 1 or 2 "
                     "polarities",
-                    kWhat, sensor.width, sensor.height, sensor.polarities));
+                    kToFrame, sensor.width, sensor.height, sensor.polarities));
   }
   const std::vector<std::int64_t>& t = events.t;
   for (std::size_t i = 1; i < t.size(); ++i) {
     if (t[i] < t[i - 1]) {
       throw InputError(
           fmt::format("{}: timestamps must not decrease, but event {} at {} follows one at {}",
-                      kWhat, i, t[i], t[i - 1]));
+                      kToFrame, i, t[i], t[i - 1]));
     }
   }
   bool on = false;
@@ -218,13 +218,13 @@ torch::Tensor to_frame(const Events& events, const SensorSize& sensor,
       throw InputError(fmt::format(
           "{}: event {} (x {}, y {}, p {}) lies outside the sensor of width {}, height {} and "
           "polarities 0 and 1",
-          kWhat, i, events.x[i], events.y[i], events.p[i], sensor.width, sensor.height));
+          kToFrame, i, events.x[i], events.y[i], events.p[i], sensor.width, sensor.height));
     }
     (events.p[i] != 0 ? on : off) = true;
   }
   if (sensor.polarities == 1 && on && off) {
     throw InputError(
-        fmt::format("{}: a sensor of one polarity, but the events have both polarities", kWhat));
+        fmt::format("{}: a sensor of one polarity, but the events have both polarities", kToFrame));
   }
 
   check_frame_memory(planned_frames(t, options), sensor, options);
@@ -251,7 +251,7 @@ torch::Tensor to_frame(const Events& events, const SensorSize& sensor,
     frames =
         torch::zeros({n_frames, sensor.polarities, sensor.height, sensor.width}, torch::kFloat32);
   } catch (const c10::Error& e) {
-    throw UsageError(fmt::format("{}: cannot allocate {} frames of {} x {} x {}: {}", kWhat,
+    throw UsageError(fmt::format("{}: cannot allocate {} frames of {} x {} x {}: {}", kToFrame,
                                  n_frames, sensor.polarities, sensor.height, sensor.width,
                                  e.what_without_backtrace()));
   }

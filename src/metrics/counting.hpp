@@ -137,4 +137,13 @@ using CallError = std::function<MetricError(const std::string& what)>;
                                                       c10::ArrayRef<c10::IValue> args,
                                                       const CallError& error);
 
+/// `map[key]`, added (value-initialised) when missing; no string is made for a key already
+/// there. `Map` is a map from std::string with a transparent comparator or hash.
+template <class Map>
+typename Map::mapped_type& find_or_add(Map& map, std::string_view key) {
+  auto it = map.find(key);
+  if (it == map.end()) it = map.emplace(std::string(key), typename Map::mapped_type{}).first;
+  return it->second;
+}
+
 }  // namespace neurobench::detail

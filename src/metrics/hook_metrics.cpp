@@ -64,13 +64,6 @@ void add_mem_changes(CountSum& sum, const ActivationCall& call, int64_t times) {
 namespace neurobench::metrics {
 
 namespace {
-template <class Map>
-typename Map::mapped_type& find_or_add(Map& map, std::string_view key) {
-  auto it = map.find(key);
-  if (it == map.end()) it = map.emplace(std::string(key), typename Map::mapped_type{}).first;
-  return it->second;
-}
-
 void require_layer(const char* metric, const ActivationCall& call) {
   if (!call.layer_error.empty()) throw MetricError(fmt::format("{}: {}", metric, call.layer_error));
 }
@@ -171,7 +164,7 @@ void MembraneUpdates::begin_batch() { calls_in_batch_.clear(); }
 void MembraneUpdates::on_activation(const ActivationCall& call) {
   if (!call.spiking) return;
   require_layer("MembraneUpdates", call);
-  int64_t& calls = find_or_add(calls_in_batch_, call.layer);
+  int64_t& calls = detail::find_or_add(calls_in_batch_, call.layer);
   if (calls == 0 || call.mem_before == nullptr) {
     updates_.add(call.mem_after->numel());
   } else {
@@ -239,7 +232,7 @@ void NeuronOperations::on_activation(const ActivationCall& call) {
   if (!call.spiking) return;  // the reference fails on non-spiking layers; they cost nothing here
   require_layer("NeuronOperations", call);
   const int cost = neuron_update_cost(call.type_name, call.reset_mechanism);
-  LayerBatch& layer = find_or_add(layers_in_batch_, call.layer);
+  LayerBatch& layer = detail::find_or_add(layers_in_batch_, call.layer);
   if (layer.calls++ == 0) {
     layer.first_numel = call.mem_after->numel();
     effective_.add(layer.first_numel * cost);

@@ -46,14 +46,6 @@ WeightKey key_of(const torch::Tensor& w) {
           w.is_inference() ? int64_t{0} : static_cast<int64_t>(w._version())};
 }
 
-// The entry for `key`, added when missing; no string is made for a key already there.
-template <class Map>
-typename Map::mapped_type& find_or_add(Map& map, std::string_view key) {
-  auto it = map.find(key);
-  if (it == map.end()) it = map.emplace(std::string(key), typename Map::mapped_type{}).first;
-  return it->second;
-}
-
 // One call's counts, where its input is: numbers for an input on the CPU; for an input on a
 // device, tensors there (read once per batch by update(), not at each call).
 struct Counts {
@@ -166,7 +158,7 @@ Counts SynapticOperations::State::linear_counts(const ConnectionCall& call) {
                     "a weight of shape {}",
                     call.layer, shape_string(x), shape_string(w)));
   }
-  auto& cache = find_or_add(linear, call.layer);
+  auto& cache = detail::find_or_add(linear, call.layer);
   const WeightKey key = key_of(w);
   if (!(cache.key == key)) {
     cache.nonzero_per_input.clear();
@@ -272,7 +264,7 @@ Counts SynapticOperations::State::conv_counts(const ConnectionCall& call) {
   // Each output element of the counting convolutions is a whole number. On the CPU they are
   // computed in float32 (exact below 2^24); on a device in float64, which no TF32 mode rounds.
   const torch::ScalarType count_type = x.device().is_cpu() ? torch::kFloat : torch::kDouble;
-  auto& cache = find_or_add(conv, call.layer);
+  auto& cache = detail::find_or_add(conv, call.layer);
   const WeightKey key = key_of(w);
   if (!(cache.key == key) || !cache.count_kernel.defined() ||
       cache.count_kernel.scalar_type() != count_type) {

@@ -10,7 +10,7 @@
 
 #include "util/text.hpp"
 
-namespace neurobench::processors::detail {
+namespace neurobench::processors::audio_json {
 
 namespace {
 
@@ -156,4 +156,4 @@ audio::MelSpectrogramOptions mel_options_from_json(const Json& melkwargs, int64_
   return o;
 }
 
-}  // namespace neurobench::processors::detail
+}  // namespace neurobench::processors::audio_json

@@ -10,7 +10,7 @@
 #include <neurobench/audio/mel.hpp>
 #include <neurobench/json.hpp>
 
-namespace neurobench::processors::detail {
+namespace neurobench::processors::audio_json {
 
 /// `options[name]` as an integer (the registry has checked it is one); UsageError if it is out
 /// of the int64 range.
@@ -30,4 +30,4 @@ namespace neurobench::processors::detail {
                                                                  int64_t sample_rate,
                                                                  const std::string& context);
 
-}  // namespace neurobench::processors::detail
+}  // namespace neurobench::processors::audio_json

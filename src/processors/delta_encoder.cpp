@@ -14,9 +14,9 @@
 namespace neurobench::processors {
 
 namespace {
-constexpr const char* kWho = "DeltaEncoder";
+constexpr const char* kDeltaEncoder = "DeltaEncoder";
 
-DeltaEncoderOptions from_json(const Json& options) {
+DeltaEncoderOptions delta_options_from_json(const Json& options) {
   // Complete already when the registry made them; direct callers get defaults and checks.
   const Json o = detail::complete_options(DeltaEncoder::describe(), options, "pre-processor");
   return DeltaEncoderOptions{o.at("threshold").get<double>(), o.at("off_spikes").get<bool>()};
@@ -26,8 +26,8 @@ DeltaEncoderOptions from_json(const Json& options) {
 
 void DeltaEncoderOptions::validate() const {
   if (!std::isfinite(threshold) || threshold <= 0) {
-    throw UsageError(
-        fmt::format("{}: threshold is {}; expected a finite number above 0", kWho, threshold));
+    throw UsageError(fmt::format("{}: threshold is {}; expected a finite number above 0",
+                                 kDeltaEncoder, threshold));
   }
 }
 
@@ -35,11 +35,11 @@ DeltaEncoder::DeltaEncoder() : DeltaEncoder(DeltaEncoderOptions{}) {}
 
 DeltaEncoder::DeltaEncoder(DeltaEncoderOptions options) : options_(options) { options_.validate(); }
 
-DeltaEncoder::DeltaEncoder(const Json& options) : DeltaEncoder(from_json(options)) {}
+DeltaEncoder::DeltaEncoder(const Json& options) : DeltaEncoder(delta_options_from_json(options)) {}
 
 PluginDescription DeltaEncoder::describe() {
   PluginDescription d;
-  d.name = kWho;
+  d.name = kDeltaEncoder;
   d.description =
       "delta modulation along the timesteps (Speech2Spikes): (batch, timesteps, features...) -> "
       "events in {-1, 0, 1}, same shape";
@@ -56,13 +56,13 @@ Batch DeltaEncoder::operator()(const Batch& batch) {
     return neurobench::detail::via_cpu(batch, [this](const Batch& b) { return (*this)(b); });
   }
   const torch::Tensor x = detail::encoder_input(
-      batch.data, kWho, 2, "(batch, timesteps, features...)", detail::Infinities::Refused);
+      batch.data, kDeltaEncoder, 2, "(batch, timesteps, features...)", detail::Infinities::Refused);
   Batch out = batch;
   try {
     out.data = delta_modulate(x, options_.threshold, 1);
     if (!options_.off_spikes) out.data = out.data.clamp_min(0);
   } catch (const c10::Error& e) {
-    throw InputError(fmt::format("{}: {}", kWho, e.what_without_backtrace()));
+    throw InputError(fmt::format("{}: {}", kDeltaEncoder, e.what_without_backtrace()));
   }
   return out;
 }

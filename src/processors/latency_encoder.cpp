@@ -20,19 +20,19 @@ namespace neurobench::processors {
 
 namespace {
 
-constexpr const char* kWho = "LatencyEncoder";
+constexpr const char* kLatencyEncoder = "LatencyEncoder";
 
-LatencyEncoderOptions from_json(const Json& options) {
+LatencyEncoderOptions latency_options_from_json(const Json& options) {
   // Complete already when the registry made them; direct callers get defaults and checks.
   const Json o = detail::complete_options(LatencyEncoder::describe(), options, "pre-processor");
   LatencyEncoderOptions r;
-  r.num_steps = detail::integer_option(o, "num_steps", kWho);
+  r.num_steps = detail::integer_option(o, "num_steps", kLatencyEncoder);
   r.threshold = o.at("threshold").get<double>();
   r.tau = o.at("tau").get<double>();
   r.linear = o.at("linear").get<bool>();
   r.normalize = o.at("normalize").get<bool>();
   r.clip = o.at("clip").get<bool>();
-  r.first_spike_time = detail::integer_option(o, "first_spike_time", kWho);
+  r.first_spike_time = detail::integer_option(o, "first_spike_time", kLatencyEncoder);
   r.bypass = o.at("bypass").get<bool>();
   r.epsilon = o.at("epsilon").get<double>();
   return r;
@@ -65,20 +65,21 @@ torch::Tensor log_times(const torch::Tensor& x, const LatencyEncoderOptions& o) 
 }  // namespace
 
 void LatencyEncoderOptions::validate() const {
-  detail::check_num_steps(num_steps, kWho);
+  detail::check_num_steps(num_steps, kLatencyEncoder);
   // snnTorch: threshold in [0, 1] (latency), then in (0, 1) (_latency_errors).
   if (!(threshold > 0 && threshold < 1)) {
-    throw UsageError(
-        fmt::format("{}: threshold is {}; expected a number above 0 and below 1", kWho, threshold));
+    throw UsageError(fmt::format("{}: threshold is {}; expected a number above 0 and below 1",
+                                 kLatencyEncoder, threshold));
   }
   if (!(tau > 0) || !std::isfinite(tau)) {
-    throw UsageError(fmt::format("{}: tau is {}; expected a finite number above 0", kWho, tau));
+    throw UsageError(
+        fmt::format("{}: tau is {}; expected a finite number above 0", kLatencyEncoder, tau));
   }
-  detail::check_first_spike_time(first_spike_time, num_steps, kWho);
+  detail::check_first_spike_time(first_spike_time, num_steps, kLatencyEncoder);
   // snnTorch takes any epsilon; 0 or less puts values at the threshold at an infinite time.
   if (!(epsilon > 0) || !std::isfinite(epsilon)) {
-    throw UsageError(
-        fmt::format("{}: epsilon is {}; expected a finite number above 0", kWho, epsilon));
+    throw UsageError(fmt::format("{}: epsilon is {}; expected a finite number above 0",
+                                 kLatencyEncoder, epsilon));
   }
 }
 
@@ -86,11 +87,12 @@ LatencyEncoder::LatencyEncoder(LatencyEncoderOptions options) : options_(options
   options_.validate();
 }
 
-LatencyEncoder::LatencyEncoder(const Json& options) : LatencyEncoder(from_json(options)) {}
+LatencyEncoder::LatencyEncoder(const Json& options)
+    : LatencyEncoder(latency_options_from_json(options)) {}
 
 PluginDescription LatencyEncoder::describe() {
   PluginDescription d;
-  d.name = kWho;
+  d.name = kLatencyEncoder;
   d.description =
       "latency coding, snnTorch's spikegen.latency: data in [0, 1] (batch, features...) -> one "
       "spike per value (batch, num_steps, features...), larger values earlier";
@@ -115,8 +117,8 @@ Batch LatencyEncoder::operator()(const Batch& batch) {
   }
   const LatencyEncoderOptions& o = options_;
   // Infinities are allowed here so that the range check below names them.
-  const torch::Tensor x = detail::encoder_input(batch.data, kWho, 1, "(batch, features...)",
-                                                detail::Infinities::Allowed);
+  const torch::Tensor x = detail::encoder_input(
+      batch.data, kLatencyEncoder, 1, "(batch, features...)", detail::Infinities::Allowed);
   std::vector<int64_t> time_first{o.num_steps};
   time_first.insert(time_first.end(), x.sizes().begin(), x.sizes().end());
   Batch out = batch;
@@ -131,7 +133,7 @@ Batch LatencyEncoder::operator()(const Batch& batch) {
       throw InputError(
           fmt::format("{}: data must lie in [0, 1], found values from {} to {} "
                       "(shape {})",
-                      kWho, lowest, highest, detail::shape_string(x)));
+                      kLatencyEncoder, lowest, highest, detail::shape_string(x)));
     }
     const torch::Tensor below = x < o.threshold;  // latency_code's idx
     const torch::Tensor spike_time = o.linear ? linear_times(x, o) : log_times(x, o);
@@ -140,7 +142,7 @@ Batch LatencyEncoder::operator()(const Batch& batch) {
       throw InputError(fmt::format(
           "{}: the spike times of data of shape {} are not all finite (the latest is {}): "
           "with threshold {}, epsilon {} and tau {} in {} some values cannot be placed in time{}",
-          kWho, detail::shape_string(x), latest, o.threshold, o.epsilon, o.tau,
+          kLatencyEncoder, detail::shape_string(x), latest, o.threshold, o.epsilon, o.tau,
           c10::toString(x.scalar_type()),
           o.normalize ? " (normalize divides by the latest spike time)" : ""));
     }
@@ -151,7 +153,7 @@ Batch LatencyEncoder::operator()(const Batch& batch) {
       throw InputError(fmt::format(
           "{}: the latest spike time, {}, falls on step {}, after num_steps - 1 = {}; raise "
           "num_steps, lower tau, set normalize, or set bypass to drop the late spikes",
-          kWho, latest, latest_step, last_step));
+          kLatencyEncoder, latest, latest_step, last_step));
     }
     // Spikes past the last step are removed (rm_idx), the others scattered at round(time).
     // Compared as floats rather than after .long(), which is the same for times that fit in
@@ -164,8 +166,8 @@ Batch LatencyEncoder::operator()(const Batch& batch) {
     if (o.clip) spikes = spikes * below.logical_not();
     out.data = detail::batch_first(spikes);
   } catch (const c10::Error& e) {
-    throw InputError(fmt::format("{}: data of shape {}: {}", kWho, detail::shape_string(batch.data),
-                                 e.what_without_backtrace()));
+    throw InputError(fmt::format("{}: data of shape {}: {}", kLatencyEncoder,
+                                 detail::shape_string(batch.data), e.what_without_backtrace()));
   }
   return out;
 }

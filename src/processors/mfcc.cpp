@@ -15,20 +15,20 @@ namespace neurobench::processors {
 
 namespace {
 
-const std::string kContext = "pre-processor 'MFCCPreProcessor'";
+const std::string kMfccContext = "pre-processor 'MFCCPreProcessor'";
 
 audio::MfccOptions mfcc_options(const Json& given) {
   const Json options =
       neurobench::detail::complete_options(MFCCPreProcessor::describe(), given, "pre-processor");
   audio::MfccOptions o;
-  const int64_t sample_rate = detail::integer_option(options, "sample_rate", kContext);
-  o.n_mfcc = detail::integer_option(options, "n_mfcc", kContext);
-  if (const int64_t dct_type = detail::integer_option(options, "dct_type", kContext);
+  const int64_t sample_rate = audio_json::integer_option(options, "sample_rate", kMfccContext);
+  o.n_mfcc = audio_json::integer_option(options, "n_mfcc", kMfccContext);
+  if (const int64_t dct_type = audio_json::integer_option(options, "dct_type", kMfccContext);
       dct_type != 2) {
     throw UsageError(
         fmt::format("{}: dct_type must be 2 (the only DCT torchaudio's MFCC has), "
                     "got {}",
-                    kContext, dct_type));
+                    kMfccContext, dct_type));
   }
   const Json& norm = options.at("norm");
   if (norm.is_null()) {
@@ -36,12 +36,12 @@ audio::MfccOptions mfcc_options(const Json& given) {
   } else if (norm == "ortho") {
     o.norm = audio::DctNorm::Ortho;
   } else {
-    throw UsageError(fmt::format("{}: norm must be \"ortho\" or null, got {}", kContext,
+    throw UsageError(fmt::format("{}: norm must be \"ortho\" or null, got {}", kMfccContext,
                                  neurobench::detail::json_excerpt(norm)));
   }
   o.log_mels = options.at("log_mels").get<bool>();
-  o.mel = detail::mel_options_from_json(options.at("melkwargs"), sample_rate, kContext);
-  o.validate(kContext);
+  o.mel = audio_json::mel_options_from_json(options.at("melkwargs"), sample_rate, kMfccContext);
+  o.validate(kMfccContext);
   return o;
 }
 

@@ -19,42 +19,43 @@ namespace neurobench::processors {
 
 namespace {
 
-constexpr const char* kWho = "RateEncoder";
+constexpr const char* kRateEncoder = "RateEncoder";
 
-RateEncoderOptions from_json(const Json& options) {
+RateEncoderOptions rate_options_from_json(const Json& options) {
   // Complete already when the registry made them; direct callers get defaults and checks.
   const Json o = detail::complete_options(RateEncoder::describe(), options, "pre-processor");
   RateEncoderOptions r;
-  r.num_steps = detail::integer_option(o, "num_steps", kWho);
-  r.seed = detail::seed_option(o, "seed", kWho);
+  r.num_steps = detail::integer_option(o, "num_steps", kRateEncoder);
+  r.seed = detail::seed_option(o, "seed", kRateEncoder);
   r.gain = o.at("gain").get<double>();
   r.offset = o.at("offset").get<double>();
-  r.first_spike_time = detail::integer_option(o, "first_spike_time", kWho);
+  r.first_spike_time = detail::integer_option(o, "first_spike_time", kRateEncoder);
   return r;
 }
 
 }  // namespace
 
 void RateEncoderOptions::validate() const {
-  detail::check_num_steps(num_steps, kWho);
+  detail::check_num_steps(num_steps, kRateEncoder);
   if (!std::isfinite(gain)) {
-    throw UsageError(fmt::format("{}: gain is {}; expected a finite number", kWho, gain));
+    throw UsageError(fmt::format("{}: gain is {}; expected a finite number", kRateEncoder, gain));
   }
   if (!std::isfinite(offset)) {
-    throw UsageError(fmt::format("{}: offset is {}; expected a finite number", kWho, offset));
+    throw UsageError(
+        fmt::format("{}: offset is {}; expected a finite number", kRateEncoder, offset));
   }
-  detail::check_first_spike_time(first_spike_time, num_steps, kWho);
+  detail::check_first_spike_time(first_spike_time, num_steps, kRateEncoder);
 }
 
 RateEncoder::RateEncoder(RateEncoderOptions options)
     : options_(options),
       generator_((options_.validate(), at::make_generator<at::CPUGeneratorImpl>(options_.seed))) {}
 
-RateEncoder::RateEncoder(const Json& options) : RateEncoder(from_json(options)) {}
+RateEncoder::RateEncoder(const Json& options) : RateEncoder(rate_options_from_json(options)) {}
 
 PluginDescription RateEncoder::describe() {
   PluginDescription d;
-  d.name = kWho;
+  d.name = kRateEncoder;
   d.description =
       "rate coding, snnTorch's spikegen.rate: (batch, features...) -> Bernoulli spikes "
       "(batch, num_steps, features...), probability clamp(data * gain + offset, 0, 1)";
@@ -73,7 +74,7 @@ Batch RateEncoder::operator()(const Batch& batch) {
   if (batch.data.defined() && !batch.data.device().is_cpu()) {
     return neurobench::detail::via_cpu(batch, [this](const Batch& b) { return (*this)(b); });
   }
-  const torch::Tensor x = detail::encoder_input(batch.data, kWho, 1, "(batch, features...)",
+  const torch::Tensor x = detail::encoder_input(batch.data, kRateEncoder, 1, "(batch, features...)",
                                                 detail::Infinities::Allowed);
   Batch out = batch;
   try {
@@ -84,7 +85,7 @@ Batch RateEncoder::operator()(const Batch& batch) {
       throw InputError(
           fmt::format("{}: data of shape {} holds infinite values and gain is 0: "
                       "their probability, inf * 0 + offset, is NaN",
-                      kWho, detail::shape_string(x)));
+                      kRateEncoder, detail::shape_string(x)));
     }
     std::vector<int64_t> repeats(static_cast<std::size_t>(x.dim()) + 1, 1);
     repeats[0] = options_.num_steps;
@@ -97,8 +98,8 @@ Batch RateEncoder::operator()(const Batch& batch) {
     }
     out.data = detail::batch_first(spikes);
   } catch (const c10::Error& e) {
-    throw InputError(fmt::format("{}: data of shape {}: {}", kWho, detail::shape_string(batch.data),
-                                 e.what_without_backtrace()));
+    throw InputError(fmt::format("{}: data of shape {}: {}", kRateEncoder,
+                                 detail::shape_string(batch.data), e.what_without_backtrace()));
   }
   return out;
 }

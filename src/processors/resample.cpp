@@ -15,17 +15,18 @@ namespace neurobench::processors {
 
 namespace {
 
-const std::string kContext = "pre-processor 'Resample'";
+const std::string kResampleContext = "pre-processor 'Resample'";
 
 audio::ResampleOptions resample_options(const Json& given) {
   const Json options =
       neurobench::detail::complete_options(Resample::describe(), given, "pre-processor");
   audio::ResampleOptions o;
-  o.orig_freq = detail::integer_option(options, "orig_freq", kContext);
-  o.new_freq = detail::integer_option(options, "new_freq", kContext);
-  o.lowpass_filter_width = detail::integer_option(options, "lowpass_filter_width", kContext);
-  o.rolloff = detail::number_option(options, "rolloff", kContext);
-  o.beta = detail::number_option(options, "beta", kContext);
+  o.orig_freq = audio_json::integer_option(options, "orig_freq", kResampleContext);
+  o.new_freq = audio_json::integer_option(options, "new_freq", kResampleContext);
+  o.lowpass_filter_width =
+      audio_json::integer_option(options, "lowpass_filter_width", kResampleContext);
+  o.rolloff = audio_json::number_option(options, "rolloff", kResampleContext);
+  o.beta = audio_json::number_option(options, "beta", kResampleContext);
   const std::string method = options.at("resampling_method").get<std::string>();
   if (method == "sinc_interpolation") {
     o.method = audio::ResamplingMethod::SincInterpolation;
@@ -34,9 +35,9 @@ audio::ResampleOptions resample_options(const Json& given) {
   } else {
     throw UsageError(fmt::format(
         "{}: resampling_method must be \"sinc_interpolation\" or \"kaiser_window\", got \"{}\"",
-        kContext, neurobench::detail::printable(method, 60)));
+        kResampleContext, neurobench::detail::printable(method, 60)));
   }
-  o.validate(kContext);
+  o.validate(kResampleContext);
   return o;
 }
 

@@ -19,7 +19,7 @@ namespace neurobench::processors {
 
 namespace {
 
-const std::string kContext = "pre-processor 'S2SPreProcessor'";
+const std::string kS2SContext = "pre-processor 'S2SPreProcessor'";
 
 Json complete(const Json& options) {
   return neurobench::detail::complete_options(S2SPreProcessor::describe(), options,
@@ -30,13 +30,13 @@ Json complete(const Json& options) {
 // for the options (Hann window of n_fft, centred with reflect padding, power 2, HTK, no norm).
 audio::MelSpectrogramOptions mel_options(const Json& options) {
   audio::MelSpectrogramOptions o;
-  o.mel.sample_rate = detail::integer_option(options, "sample_rate", kContext);
-  o.spectrogram.n_fft = detail::integer_option(options, "n_fft", kContext);
-  o.spectrogram.hop_length = detail::integer_option(options, "hop_length", kContext);
-  o.mel.n_mels = detail::integer_option(options, "n_mels", kContext);
-  o.mel.f_min = detail::number_option(options, "f_min", kContext);
-  o.mel.f_max = detail::number_option(options, "f_max", kContext);
-  o.validate(kContext);
+  o.mel.sample_rate = audio_json::integer_option(options, "sample_rate", kS2SContext);
+  o.spectrogram.n_fft = audio_json::integer_option(options, "n_fft", kS2SContext);
+  o.spectrogram.hop_length = audio_json::integer_option(options, "hop_length", kS2SContext);
+  o.mel.n_mels = audio_json::integer_option(options, "n_mels", kS2SContext);
+  o.mel.f_min = audio_json::number_option(options, "f_min", kS2SContext);
+  o.mel.f_max = audio_json::number_option(options, "f_max", kS2SContext);
+  o.validate(kS2SContext);
   return o;
 }
 
@@ -64,10 +64,10 @@ S2SPreProcessor::S2SPreProcessor() : S2SPreProcessor(Json::object()) {}
 
 S2SPreProcessor::S2SPreProcessor(const Json& options) : mel_(mel_options(complete(options))) {
   const Json all = complete(options);
-  threshold_ = detail::number_option(all, "threshold", kContext);
+  threshold_ = audio_json::number_option(all, "threshold", kS2SContext);
   if (!(threshold_ > 0) || !std::isfinite(threshold_)) {
     throw UsageError(
-        fmt::format("{}: threshold must be finite and above 0, got {}", kContext, threshold_));
+        fmt::format("{}: threshold must be finite and above 0, got {}", kS2SContext, threshold_));
   }
   const auto& o = mel_.options();
   // One second of audio gives sample_rate / hop_length + 1 centred frames; S2S keeps

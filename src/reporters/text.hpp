@@ -9,10 +9,11 @@
 
 #include <neurobench/json.hpp>
 
+#include "util/text.hpp"  // ends_with
+
 namespace neurobench::detail {
 
 [[nodiscard]] bool starts_with(std::string_view s, std::string_view prefix);
-[[nodiscard]] bool ends_with(std::string_view s, std::string_view suffix);
 /// starts_with ignoring ASCII case.
 [[nodiscard]] bool istarts_with(std::string_view s, std::string_view prefix);
 

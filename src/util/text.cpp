@@ -10,6 +10,10 @@
 
 namespace neurobench::detail {
 
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
 std::string shape_string(c10::IntArrayRef sizes) {
   return fmt::format("[{}]", fmt::join(sizes, ", "));
 }

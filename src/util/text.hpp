@@ -19,6 +19,9 @@ class Tensor;
 
 namespace neurobench::detail {
 
+/// Whether `text` ends with `suffix`.
+[[nodiscard]] bool ends_with(std::string_view text, std::string_view suffix);
+
 /// A shape as the library's messages show it: `[2, 3]` (`[]` for a 0-d tensor).
 [[nodiscard]] std::string shape_string(c10::IntArrayRef sizes);
 /// The shape of `t`: `[2, 3]`.
