@@ -7,8 +7,46 @@
 # come on top. Same flags as the library's release build, no ccache, best of N runs.
 # With --full, also the library's own code: the sum of compiling each of its sources once, which
 # a header-only library would add to every translation unit that includes it (slow: minutes).
+# With --build [PRESET], instead: the whole build from cold in a scratch folder (an empty ccache
+# of its own, as on a fresh machine or in CI: the tests that build the library again hit it), as
+# scripts/example and scripts/test build it: the example's targets (library, command line,
+# Mackey-Glass example), then everything else, then the tests run; wall and CPU time of each
+# phase, CPU counting every process the phase waited for (tens of minutes; docs/design.md
+# records the figures). Wall time is only comparable on an otherwise idle machine.
 #   benchmarks/compile_time.sh [--full] [RUNS]
+#   benchmarks/compile_time.sh --build [PRESET] [--no-tests]
 set -euo pipefail
+if [[ ${1:-} == --build ]]; then
+  shift
+  preset=release
+  if [[ $# -gt 0 && $1 != --* ]]; then preset=$1; shift; fi
+  tests=1
+  if [[ ${1:-} == --no-tests ]]; then tests=0; fi
+  root=$(cd "$(dirname "$0")/.." && pwd)
+  scratch=$(mktemp -d)
+  trap 'rm -rf "$scratch"' EXIT
+  export CCACHE_DIR=$scratch/ccache
+  jobs=${NEUROBENCH_JOBS:-2}
+  phase() {  # phase NAME COMMAND...: the command's wall and CPU (user + system) time
+    local name=$1 log=$scratch/$1.log
+    shift
+    if ! /usr/bin/time -o "$scratch/time" -f '%e %U %S' "$@" >"$log" 2>&1; then
+      tail -20 "$log" >&2
+      echo "compile_time: $name failed (log above)" >&2
+      exit 1
+    fi
+    read -r wall user sys <"$scratch/time"
+    awk -v n="$name" -v w="$wall" -v u="$user" -v s="$sys" \
+      'BEGIN { printf "  %-34s %7.0f s wall %7.0f s CPU\n", n, w, u + s }'
+  }
+  echo "cold build, preset $preset, $jobs jobs, empty ccache ($(nproc) cores):"
+  phase configure cmake -S "$root" -B "$scratch/build" --preset "$preset"
+  phase "example: library, cli, example" cmake --build "$scratch/build" -j "$jobs" \
+    --target neurobench_example_mackey_glass neurobench_cli
+  phase "the rest of the build" cmake --build "$scratch/build" -j "$jobs"
+  if [[ $tests == 1 ]]; then phase "ctest" ctest --test-dir "$scratch/build" -j "$jobs"; fi
+  exit 0
+fi
 full=0
 if [[ ${1:-} == --full ]]; then full=1; shift; fi
 runs=${1:-3}
