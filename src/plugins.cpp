@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Plugin libraries: metrics and processors registered by a shared library loaded at run time.
+// Plugin libraries: metrics, processors and data set kinds registered by a shared library
+// loaded at run time.
 #include <neurobench/plugins.hpp>
 
 #include <dlfcn.h>
@@ -13,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include <neurobench/datasets/kinds.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/metrics/metric.hpp>
 #include <neurobench/processors/processors.hpp>
@@ -30,6 +32,7 @@ std::set<std::string> registered_names() {
   for (const auto* m : all_metrics()) names.insert(m->name);
   for (const auto& e : pre_processors().entries()) names.insert(e.name);
   for (const auto& e : post_processors().entries()) names.insert(e.name);
+  for (const auto& e : dataset_kinds().entries()) names.insert(e.name);
   return names;
 }
 
@@ -80,8 +83,9 @@ LoadedPlugin load_plugin(const std::filesystem::path& path) {
                       std::back_inserter(plugin.names));
   if (plugin.names.empty()) {
     throw UsageError(fmt::format(
-        "plugin {} registered no metric or processor (a NEUROBENCH_REGISTER_METRIC or "
-        "NEUROBENCH_REGISTER_PROCESSOR line in a .cpp file of the library registers one)",
+        "plugin {} registered no metric, processor or data set kind (a "
+        "NEUROBENCH_REGISTER_METRIC, NEUROBENCH_REGISTER_PROCESSOR or "
+        "NEUROBENCH_REGISTER_DATASET_KIND line in a .cpp file of the library registers one)",
         path.string()));
   }
   l.by_path.emplace(canonical, plugin);

@@ -112,7 +112,7 @@ void defer_registration(std::function<void()> add) noexcept {
     std::lock_guard<std::mutex> lock(p.mutex);
     p.registrations.push_back(std::move(add));
   } catch (...) {
-    record_registration_error("cannot defer a metric registration (out of memory)");
+    record_registration_error("cannot defer a registration (out of memory)");
   }
 }
 
@@ -139,7 +139,7 @@ void check_registration_errors() {
   drain();
   auto& p = pending();
   std::lock_guard<std::mutex> lock(p.mutex);
-  if (!p.errors.empty()) throw UsageError("metric registration failed: " + p.errors.front());
+  if (!p.errors.empty()) throw UsageError("registration failed: " + p.errors.front());
 }
 
 std::string registration_source() {

@@ -7,19 +7,21 @@
 
 namespace neurobench {
 
-/// A shared library of metrics and processors loaded at run time (`neurobench run --plugin`).
+/// A shared library of metrics, processors and data set kinds loaded at run time (`neurobench
+/// run --plugin`).
 struct LoadedPlugin {
   std::filesystem::path path;      ///< The library, as loaded.
-  std::vector<std::string> names;  ///< The metrics and processors it registered.
+  std::vector<std::string> names;  ///< The metrics, processors and data set kinds it registered.
 };
 
-/// Loads a shared library built against this package whose `NEUROBENCH_REGISTER_METRIC` and
-/// `NEUROBENCH_REGISTER_PROCESSOR` lines register metrics and processors; they are then
-/// found by name like the built-ins, and `neurobench list` shows the library as their source.
-/// Loading the same library again does nothing. The library stays loaded until the process
-/// ends. Throws UsageError naming the library when it is not a regular file (a FIFO, a
-/// directory or a device is refused before it is opened), cannot be loaded (with the dynamic
-/// loader's reason), registers nothing, or registers a name that is already taken.
+/// Loads a shared library built against this package whose `NEUROBENCH_REGISTER_METRIC`,
+/// `NEUROBENCH_REGISTER_PROCESSOR` and `NEUROBENCH_REGISTER_DATASET_KIND` lines register
+/// metrics, processors and data set kinds; they are then found by name like the built-ins, and
+/// `neurobench list` shows the library as their source. Loading the same library again does
+/// nothing. The library stays loaded until the process ends. Throws UsageError naming the library
+/// when it is not a regular file (a FIFO, a directory or a device is refused before it is opened),
+/// cannot be loaded (with the dynamic loader's reason), registers nothing, or registers a name that
+/// is already taken.
 LoadedPlugin load_plugin(const std::filesystem::path& path);
 
 /// Loads every library named by `NEUROBENCH_PLUGIN_PATH`: a `:`-separated list of library

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// The data set kinds built into dataset_kinds(), one file each (src/datasets/*_kind.cpp):
-// what each is called, what its path names, its options and how it opens. Private to the
-// library.
+// The data set kinds built into dataset_kinds(), one file each (src/datasets/*_kind.cpp): a
+// DatasetOpener with its describe(), added by dataset_kinds() in the order `neurobench list`
+// shows. Private to the library.
 
 #include <cstdint>
 #include <limits>
@@ -16,13 +16,6 @@
 #include <neurobench/errors.hpp>
 
 namespace neurobench::detail {
-
-/// One option of a data set kind, for its `options` list.
-inline OptionDescription dataset_option(std::string name, std::string type, Json default_value,
-                                        std::string description) {
-  return OptionDescription{std::move(name), std::move(type), std::move(default_value),
-                           std::move(description)};
-}
 
 /// The integer option `name` of a kind's checked options. The option check makes sure it is a
 /// whole number; one beyond int64 (1e30, 1e19), which a conversion would wrap into another
@@ -44,17 +37,25 @@ inline std::int64_t int64_option(const Json& options, const char* name) {
   return value.get<std::int64_t>();
 }
 
-/// `speech-commands`: Google Speech Commands v0.02 (src/datasets/speech_commands_kind.cpp).
-[[nodiscard]] DatasetKind speech_commands_kind();
+/// Adds the built-in kind `T` (a DatasetOpener with a static describe()) to `kinds`.
+template <class T>
+void add_builtin_kind(DatasetKinds& kinds) {
+  DatasetKind description = T::describe();
+  description.source = "built-in";
+  add_dataset_kind<T>(kinds, std::move(description));
+}
 
-/// `dvs-gesture`: IBM DVS128 Gesture as frames (src/datasets/dvs_gesture_kind.cpp).
-[[nodiscard]] DatasetKind dvs_gesture_kind();
+/// Adds `speech-commands`: Google Speech Commands v0.02 (src/datasets/speech_commands_kind.cpp).
+void add_speech_commands_kind(DatasetKinds& kinds);
 
-/// `primate-reaching`: one session of NeuroBench's Primate Reaching task
+/// Adds `dvs-gesture`: IBM DVS128 Gesture as frames (src/datasets/dvs_gesture_kind.cpp).
+void add_dvs_gesture_kind(DatasetKinds& kinds);
+
+/// Adds `primate-reaching`: one session of NeuroBench's Primate Reaching task
 /// (src/datasets/primate_reaching_kind.cpp).
-[[nodiscard]] DatasetKind primate_reaching_kind();
+void add_primate_reaching_kind(DatasetKinds& kinds);
 
-/// `wisdm`: NeuroBench's WISDM activity recognition file (src/datasets/wisdm_kind.cpp).
-[[nodiscard]] DatasetKind wisdm_kind();
+/// Adds `wisdm`: NeuroBench's WISDM activity recognition file (src/datasets/wisdm_kind.cpp).
+void add_wisdm_kind(DatasetKinds& kinds);
 
 }  // namespace neurobench::detail

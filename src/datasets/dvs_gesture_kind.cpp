@@ -26,50 +26,55 @@ datasets::DvsGestureOptions dvs_gesture_options(const Json& options) {
   return o;
 }
 
-}  // namespace
+class DvsGestureKind final : public DatasetOpener {
+ public:
+  explicit DvsGestureKind(const Json& options)
+      : subset_(datasets::dvs_gesture_subset(options.at("subset").get<std::string>())),
+        options_(dvs_gesture_options(options)) {}
 
-DatasetKind dvs_gesture_kind() {
-  DatasetKind kind;
-  kind.name = "dvs-gesture";
-  kind.description =
-      "IBM DVS128 Gesture as NeuroBench's benchmark frames it with tonic: denoised, downsampled "
-      "to 32x32, 150 time bins (frames, 2, 32, 32) float32, 11 labels (docs/datasets.md)";
-  kind.source = "built-in";
-  kind.path_description =
-      "the release folder (holding trials_to_test.txt and the .aedat files), or tonic's export "
-      "(holding ibmGestureTest/ and ibmGestureTrain/)";
-  kind.options = {
-      dataset_option("subset", "string", Json(), "the recordings: train or test (--subset)"),
-      dataset_option("filter_time", "number", 10000,
-                     "tonic's Denoise filter in microseconds; 0 turns it off"),
-      dataset_option("spatial_factor", "number", 0.25,
-                     "tonic's Downsample factor: 0.25 maps 128x128 pixels to 32x32"),
-      dataset_option("n_time_bins", "integer", 0,
+  static DatasetKind describe() {
+    return DatasetKind(
+               "dvs-gesture",
+               "IBM DVS128 Gesture as NeuroBench's benchmark frames it with tonic: denoised, "
+               "downsampled to 32x32, 150 time bins (frames, 2, 32, 32) float32, 11 labels "
+               "(docs/datasets.md)")
+        .with_path(
+            "the release folder (holding trials_to_test.txt and the .aedat files), or tonic's "
+            "export (holding ibmGestureTest/ and ibmGestureTrain/)")
+        .with_option("subset", "string", Json(), "the recordings: train or test (--subset)")
+        .with_option("filter_time", "number", 10000,
+                     "tonic's Denoise filter in microseconds; 0 turns it off")
+        .with_option("spatial_factor", "number", 0.25,
+                     "tonic's Downsample factor: 0.25 maps 128x128 pixels to 32x32")
+        .with_option("n_time_bins", "integer", 0,
                      "frames per sample, of equal duration; 0 means 150 unless time_window or "
-                     "event_count is set"),
-      dataset_option("time_window", "number", 0,
-                     "frames of this many microseconds instead (0: not used)"),
-      dataset_option("event_count", "integer", 0,
-                     "frames of this many events instead (0: not used)"),
-      dataset_option("overlap", "number", 0,
+                     "event_count is set")
+        .with_option("time_window", "number", 0,
+                     "frames of this many microseconds instead (0: not used)")
+        .with_option("event_count", "integer", 0,
+                     "frames of this many events instead (0: not used)")
+        .with_option("overlap", "number", 0,
                      "overlap of frames: microseconds (time_window), events (event_count) or a "
-                     "fraction of a bin (n_time_bins)"),
-      dataset_option("include_incomplete", "boolean", false,
-                     "keep the last, shorter frame (time_window, event_count)"),
-  };
-  kind.check = [](const Json& options) {
-    (void)datasets::dvs_gesture_subset(options.at("subset").get<std::string>());
-    (void)dvs_gesture_options(options);
-  };
-  kind.make = [](const std::filesystem::path& path, const Json& options,
-                 const DatasetOpenOptions& open) -> std::shared_ptr<Dataset> {
-    datasets::DvsGestureOptions o = dvs_gesture_options(options);
+                     "fraction of a bin (n_time_bins)")
+        .with_option("include_incomplete", "boolean", false,
+                     "keep the last, shorter frame (time_window, event_count)");
+  }
+
+  std::shared_ptr<Dataset> open(const std::filesystem::path& path,
+                                const DatasetOpenOptions& open) const override {
+    datasets::DvsGestureOptions o = options_;
     o.quiet = open.quiet;
     o.frames.max_bytes = open.max_array_bytes;
-    return std::make_shared<datasets::DvsGesture>(
-        path, datasets::dvs_gesture_subset(options.at("subset").get<std::string>()), o);
-  };
-  return kind;
-}
+    return std::make_shared<datasets::DvsGesture>(path, subset_, o);
+  }
+
+ private:
+  datasets::DvsGestureSubset subset_;
+  datasets::DvsGestureOptions options_;
+};
+
+}  // namespace
+
+void add_dvs_gesture_kind(DatasetKinds& kinds) { add_builtin_kind<DvsGestureKind>(kinds); }
 
 }  // namespace neurobench::detail

@@ -2,6 +2,7 @@
 // The data set kinds that `--dataset KIND:PATH` and configs name, and the built-in ones.
 #include <neurobench/datasets/kinds.hpp>
 
+#include <memory>
 #include <utility>
 
 #include <fmt/format.h>
@@ -15,7 +16,7 @@
 namespace neurobench {
 namespace {
 
-constexpr const char* kFamily = "data set";
+constexpr const char* kDatasetFamily = "data set";
 
 }  // namespace
 
@@ -36,27 +37,25 @@ DatasetSpec parse_dataset_spec(std::string_view text) {
   return spec;
 }
 
-void DatasetKinds::add(DatasetKind kind) {
-  if (registry_key(kind.name).empty()) {
-    throw UsageError("cannot register a data set kind with an empty name");
-  }
-  if (find(kind.name) != nullptr) {
-    throw UsageError(fmt::format("data set kind '{}' is already registered", kind.name));
-  }
-  if (!kind.make) throw UsageError(fmt::format("data set kind '{}' has no factory", kind.name));
-  kinds_.push_back(std::move(kind));
+DatasetKind::DatasetKind(std::string kind_name, std::string one_line) {
+  name = std::move(kind_name);
+  description = std::move(one_line);
 }
 
-const DatasetKind* DatasetKinds::find(std::string_view name) const {
-  const std::string key = registry_key(name);
-  for (const auto& kind : kinds_) {
-    if (registry_key(kind.name) == key) return &kind;
-  }
-  return nullptr;
+DatasetKind& DatasetKind::with_path(std::string what) {
+  path_description = std::move(what);
+  return *this;
 }
 
-const DatasetKind& DatasetKinds::at(std::string_view name) const {
-  const DatasetKind* kind = find(name);
+DatasetKind& DatasetKind::with_option(std::string option_name, std::string type, Json default_value,
+                                      std::string option_description) {
+  options.push_back({std::move(option_name), std::move(type), std::move(default_value),
+                     std::move(option_description)});
+  return *this;
+}
+
+const DatasetKinds::Entry& DatasetKinds::at(std::string_view name) const {
+  const Entry* kind = find(name);
   if (kind == nullptr) {
     throw UsageError(fmt::format("unknown data set kind '{}' (known: {})",
                                  detail::printable(name, 60), known_names()));
@@ -64,44 +63,46 @@ const DatasetKind& DatasetKinds::at(std::string_view name) const {
   return *kind;
 }
 
-Json DatasetKinds::check(const DatasetSpec& spec) const {
-  const DatasetKind& kind = at(spec.kind);
+// The kind's opener made from the spec's options, which checks their values; `complete` gets
+// the options with the defaults filled in.
+std::unique_ptr<DatasetOpener> DatasetKinds::opener(const Entry& kind, const DatasetSpec& spec,
+                                                    Json& complete) const {
   if (spec.path.empty()) {
     throw UsageError(
         fmt::format("data set '{}' has no path ({})", kind.name, kind.path_description));
   }
-  Json options = detail::complete_options(kind, spec.options, kFamily);
-  if (kind.check) {
-    try {
-      kind.check(options);
-    } catch (const UsageError& e) {
-      throw UsageError(fmt::format("{} '{}': {}", kFamily, kind.name, e.what()));
-    }
+  complete = detail::complete_options(kind, spec.options, kDatasetFamily);
+  try {
+    return kind.make(complete);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{} '{}': {}", kDatasetFamily, kind.name, e.what()));
   }
-  return options;
+}
+
+Json DatasetKinds::check(const DatasetSpec& spec) const {
+  Json complete;
+  (void)opener(at(spec.kind), spec, complete);
+  return complete;
 }
 
 std::shared_ptr<Dataset> DatasetKinds::open(const DatasetSpec& spec,
                                             const DatasetOpenOptions& options) const {
-  const Json complete = check(spec);
-  return at(spec.kind).make(spec.path, complete, options);
-}
-
-std::string DatasetKinds::known_names() const {
-  std::string known;
-  for (const auto& kind : kinds_) known += (known.empty() ? "" : ", ") + kind.name;
-  return known.empty() ? "none" : known;
+  Json complete;
+  return opener(at(spec.kind), spec, complete)->open(spec.path, options);
 }
 
 DatasetKinds& dataset_kinds() {
+  // The built-ins, in the order `neurobench list` shows them; kinds registered with
+  // NEUROBENCH_REGISTER_DATASET_KIND follow.
   static DatasetKinds kinds = [] {
     DatasetKinds k;
-    k.add(detail::speech_commands_kind());
-    k.add(detail::dvs_gesture_kind());
-    k.add(detail::primate_reaching_kind());
-    k.add(detail::wisdm_kind());
+    detail::add_speech_commands_kind(k);
+    detail::add_dvs_gesture_kind(k);
+    detail::add_primate_reaching_kind(k);
+    detail::add_wisdm_kind(k);
     return k;
   }();
+  detail::check_registration_errors();
   return kinds;
 }
 

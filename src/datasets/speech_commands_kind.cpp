@@ -7,37 +7,44 @@
 #include "datasets/builtin_kinds.hpp"
 
 namespace neurobench::detail {
+namespace {
 
-DatasetKind speech_commands_kind() {
-  DatasetKind kind;
-  kind.name = "speech-commands";
-  kind.description =
-      "Google Speech Commands v0.02 as NeuroBench reads it: 1 s clips (16000, 1) float32, 35 "
-      "labels (docs/speech-commands.md)";
-  kind.source = "built-in";
-  kind.path_description =
-      "the release folder (holding validation_list.txt), or NeuroBench's root holding "
-      "SpeechCommands/speech_commands_v0.02";
-  kind.options = {
-      dataset_option("subset", "string", Json(),
-             "the clips: training, validation, testing or all (--subset)"),
-      dataset_option("long_clips", "string", "error",
-             "a clip longer than 1 s: error (refused while indexing) or truncate (its first "
-             "16000 samples)"),
-  };
-  kind.check = [](const Json& options) {
-    (void)datasets::speech_commands_subset(options.at("subset").get<std::string>());
-    (void)datasets::long_clips_from_string(options.at("long_clips").get<std::string>());
-  };
-  kind.make = [](const std::filesystem::path& path, const Json& options,
-                 const DatasetOpenOptions& open) -> std::shared_ptr<Dataset> {
+class SpeechCommandsKind final : public DatasetOpener {
+ public:
+  explicit SpeechCommandsKind(const Json& options)
+      : subset_(datasets::speech_commands_subset(options.at("subset").get<std::string>())),
+        long_clips_(datasets::long_clips_from_string(options.at("long_clips").get<std::string>())) {
+  }
+
+  static DatasetKind describe() {
+    return DatasetKind("speech-commands",
+                       "Google Speech Commands v0.02 as NeuroBench reads it: 1 s clips (16000, "
+                       "1) float32, 35 labels (docs/speech-commands.md)")
+        .with_path(
+            "the release folder (holding validation_list.txt), or NeuroBench's root holding "
+            "SpeechCommands/speech_commands_v0.02")
+        .with_option("subset", "string", Json(),
+                     "the clips: training, validation, testing or all (--subset)")
+        .with_option("long_clips", "string", "error",
+                     "a clip longer than 1 s: error (refused while indexing) or truncate (its "
+                     "first 16000 samples)");
+  }
+
+  std::shared_ptr<Dataset> open(const std::filesystem::path& path,
+                                const DatasetOpenOptions& open) const override {
     datasets::SpeechCommandsOptions o;
-    o.long_clips = datasets::long_clips_from_string(options.at("long_clips").get<std::string>());
+    o.long_clips = long_clips_;
     o.quiet = open.quiet;
-    return std::make_shared<datasets::SpeechCommands>(
-        path, datasets::speech_commands_subset(options.at("subset").get<std::string>()), o);
-  };
-  return kind;
-}
+    return std::make_shared<datasets::SpeechCommands>(path, subset_, o);
+  }
+
+ private:
+  datasets::SpeechCommandsSubset subset_;
+  datasets::LongClips long_clips_;
+};
+
+}  // namespace
+
+void add_speech_commands_kind(DatasetKinds& kinds) { add_builtin_kind<SpeechCommandsKind>(kinds); }
 
 }  // namespace neurobench::detail

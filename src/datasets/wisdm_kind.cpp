@@ -7,29 +7,34 @@
 #include "datasets/builtin_kinds.hpp"
 
 namespace neurobench::detail {
+namespace {
 
-DatasetKind wisdm_kind() {
-  DatasetKind kind;
-  kind.name = "wisdm";
-  kind.description =
-      "NeuroBench's WISDM human activity recognition windows: (40, 6) float32, 7 classes "
-      "(docs/datasets.md)";
-  kind.source = "built-in";
-  kind.path_description = "watch_subset2_40.npz (a path ending in .npz), or the folder holding it";
-  kind.options = {
-      dataset_option("subset", "string", Json(), "the windows: train, val or test (--subset)"),
-  };
-  kind.check = [](const Json& options) {
-    (void)datasets::wisdm_subset(options.at("subset").get<std::string>());
-  };
-  kind.make = [](const std::filesystem::path& path, const Json& options,
-                 const DatasetOpenOptions& open) -> std::shared_ptr<Dataset> {
+class WisdmKind final : public DatasetOpener {
+ public:
+  explicit WisdmKind(const Json& options)
+      : subset_(datasets::wisdm_subset(options.at("subset").get<std::string>())) {}
+
+  static DatasetKind describe() {
+    return DatasetKind("wisdm",
+                       "NeuroBench's WISDM human activity recognition windows: (40, 6) float32, "
+                       "7 classes (docs/datasets.md)")
+        .with_path("watch_subset2_40.npz (a path ending in .npz), or the folder holding it")
+        .with_option("subset", "string", Json(), "the windows: train, val or test (--subset)");
+  }
+
+  std::shared_ptr<Dataset> open(const std::filesystem::path& path,
+                                const DatasetOpenOptions& open) const override {
     NpzReadOptions npz;
     npz.max_array_bytes = open.max_array_bytes;
-    return std::make_shared<datasets::Wisdm>(
-        path, datasets::wisdm_subset(options.at("subset").get<std::string>()), npz);
-  };
-  return kind;
-}
+    return std::make_shared<datasets::Wisdm>(path, subset_, npz);
+  }
+
+ private:
+  datasets::WisdmSubset subset_;
+};
+
+}  // namespace
+
+void add_wisdm_kind(DatasetKinds& kinds) { add_builtin_kind<WisdmKind>(kinds); }
 
 }  // namespace neurobench::detail

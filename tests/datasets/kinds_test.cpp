@@ -83,19 +83,46 @@ TEST_CASE("open() makes the data set its spec names", "[datasets][kinds]") {
   CHECK_THROWS_AS(dataset_kinds().open(spec, open), neurobench::InputError);
 }
 
+namespace {
+
+// Two samples of zeros, whatever the path.
+class TwoZerosOpener final : public neurobench::DatasetOpener {
+ public:
+  std::shared_ptr<neurobench::Dataset> open(
+      const std::filesystem::path& /*path*/,
+      const neurobench::DatasetOpenOptions& /*open*/) const override {
+    return std::make_shared<neurobench::TensorDataset>(torch::zeros({2, 1}), torch::zeros({2}));
+  }
+};
+
+}  // namespace
+
 TEST_CASE("a kind is added once, with a name and a factory", "[datasets][kinds]") {
   neurobench::DatasetKinds kinds;
-  neurobench::DatasetKind kind;
-  kind.name = "tiny";
-  CHECK_THROWS_WITH(kinds.add(kind), "data set kind 'tiny' has no factory");
-  kind.make = [](const std::filesystem::path&, const neurobench::Json&,
-                 const neurobench::DatasetOpenOptions&) -> std::shared_ptr<neurobench::Dataset> {
-    return std::make_shared<neurobench::TensorDataset>(torch::zeros({2, 1}), torch::zeros({2}));
-  };
-  kinds.add(kind);
-  CHECK_THROWS_WITH(kinds.add(kind), "data set kind 'tiny' is already registered");
-  kind.name = "";
-  CHECK_THROWS_AS(kinds.add(kind), UsageError);
+  const neurobench::DatasetKinds::Factory none;
+  CHECK_THROWS_WITH(kinds.add(neurobench::DatasetKind("tiny", "zeros"), none),
+                    "data set kind 'tiny' has no factory");
+  const auto two_zeros = [] { return std::make_unique<TwoZerosOpener>(); };
+  kinds.add(neurobench::DatasetKind("tiny", "zeros").with_path("anything"), two_zeros);
+  CHECK_THROWS_WITH(kinds.add(neurobench::DatasetKind("tiny", "zeros"), two_zeros),
+                    "data set kind 'tiny' is already registered (by program)");
+  CHECK_THROWS_AS(kinds.add(neurobench::DatasetKind("", "no name"), two_zeros), UsageError);
   CHECK(kinds.known_names() == "tiny");
+  CHECK(kinds.find("TINY")->path_description == "anything");
   CHECK(kinds.open({"Tiny", "anything", {}})->size() == 2);
+  CHECK_THROWS_WITH(kinds.check({"tiny", "x", {{"rate", 1}}}),
+                    "data set 'tiny' takes no options (got 'rate')");
+}
+
+TEST_CASE("every built-in kind says what it is, what its path names and where it comes from",
+          "[datasets][kinds]") {
+  const auto& entries = dataset_kinds().entries();
+  REQUIRE(entries.size() >= 4);
+  for (std::size_t i = 0; i < 4; ++i) {
+    INFO(entries[i].name);
+    CHECK(entries[i].source == "built-in");
+    CHECK_FALSE(entries[i].description.empty());
+    CHECK_FALSE(entries[i].path_description.empty());
+    CHECK(entries[i].options.at(0).name == "subset");
+  }
 }
