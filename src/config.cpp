@@ -13,6 +13,7 @@
 
 #include <neurobench/errors.hpp>
 #include <neurobench/io/output_file.hpp>
+#include <neurobench/reporters/formats.hpp>
 
 #include "io/input_file.hpp"
 
@@ -33,6 +34,18 @@ constexpr const char* kKnownKeys =
     "verbose, strict, outputs {json, csv, text}";
 constexpr const char* kSpecList =
     "a list of names (or {\"name\": ..., \"options\": {...}} objects)";
+
+// `outputs` names a results format of the table that `run` writes (results_formats()).
+void check_results_format(const std::string& source, const std::string& field,
+                          const std::string& name) {
+  for (const auto& format : results_formats()) {
+    if (format.name == name) return;
+  }
+  std::string names;
+  for (const auto& format : results_formats()) names += (names.empty() ? "" : ", ") + format.name;
+  throw UsageError(fmt::format("{}: unknown key '{}' (formats: {})", source,
+                               detail::printable(field, 80), names));
+}
 
 // Reads typed values out of a config, naming the source and the key in every error.
 struct Reader {
@@ -149,25 +162,16 @@ struct Reader {
     return spec;
   }
   OutputFiles outputs(const std::string& key, const Json& v) const {
-    if (!v.is_object()) wrong(key, "an object with keys json, csv, text", v);
+    if (!v.is_object()) wrong(key, "an object of format: file (json, csv, text)", v);
     OutputFiles out;
     for (const auto& [name, value] : v.items()) {
       const std::string field = key + "." + name;
+      check_results_format(source, field, name);
       if (value.is_string() && value.get<std::string>().empty()) {
         throw UsageError(fmt::format("{}: '{}' is an empty path: give the file to write", source,
                                      field));
       }
-      if (name == "json") {
-        out.json = path(field, value);
-      } else if (name == "csv") {
-        out.csv = path(field, value);
-      } else if (name == "text") {
-        out.text = path(field, value);
-      } else {
-        throw UsageError(
-            fmt::format("{}: unknown key '{}' (outputs has json, csv, text)", source,
-                        detail::printable(field, 80)));
-      }
+      out[name] = path(field, value);
     }
     return out;
   }
@@ -221,6 +225,7 @@ void check(const BenchmarkConfig& c, const std::string& source) {
   } catch (const UsageError& e) {
     throw UsageError(fmt::format("{}: 'device': {}", source, e.what()));
   }
+  for (const auto& [name, file] : c.outputs) check_results_format(source, "outputs." + name, name);
   struct List {
     const char* key;
     const char* expected;
@@ -368,9 +373,9 @@ Json BenchmarkConfig::to_json() const {
   if (device != d.device) j["device"] = device;
   if (tf32 != d.tf32) j["tf32"] = tf32;
   Json files = Json::object();
-  if (!outputs.json.empty()) files["json"] = outputs.json.string();
-  if (!outputs.csv.empty()) files["csv"] = outputs.csv.string();
-  if (!outputs.text.empty()) files["text"] = outputs.text.string();
+  for (const auto& [format, file] : outputs) {
+    if (!file.empty()) files[format] = file.string();
+  }
   if (!files.empty()) j["outputs"] = files;
   return j;
 }
@@ -379,10 +384,10 @@ void BenchmarkConfig::write(const fs::path& file) const {
   validate();
   const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
   BenchmarkConfig in_file = *this;
-  for (fs::path* p : {&in_file.model, &in_file.data, &in_file.dataset.path, &in_file.outputs.json,
-                      &in_file.outputs.csv, &in_file.outputs.text}) {
+  for (fs::path* p : {&in_file.model, &in_file.data, &in_file.dataset.path}) {
     *p = path_in_file(*p, folder);
   }
+  for (auto& [format, p] : in_file.outputs) p = path_in_file(p, folder);
   write_output_file(file, in_file.to_json().dump(2) + "\n");
 }
 

@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 
 #include <neurobench/errors.hpp>
+#include <neurobench/reporters/formats.hpp>
 
 #include "support.hpp"
 
@@ -57,9 +58,9 @@ BenchmarkConfig every_key(const fs::path& dir) {
   c.max_array_bytes = std::uint64_t{1} << 20;
   c.device = "cuda:1";
   c.tf32 = true;
-  c.outputs.json = dir / "out" / "results.json";
-  c.outputs.csv = dir / "results.csv";
-  c.outputs.text = "/elsewhere/results.txt";
+  c.outputs["json"] = dir / "out" / "results.json";
+  c.outputs["csv"] = dir / "results.csv";
+  c.outputs["text"] = "/elsewhere/results.txt";
   return c;
 }
 
@@ -123,7 +124,7 @@ TEST_CASE(
   c.data = "test.npz";
   c.static_metrics = {{"Footprint"}};
   c.metrics = {{"Latency", Json{{"runs", 5}}}};
-  c.outputs.json = "results.json";
+  c.outputs["json"] = "results.json";
   CHECK(c.to_json().dump() ==
         R"({"model":"net.pt","data":"test.npz","batch_size":64,"static":["Footprint"],)"
         R"("metrics":[{"name":"Latency","options":{"runs":5}}],)"
@@ -157,7 +158,7 @@ TEST_CASE("configs written before metric options still read the same", "[config]
   CHECK(c.metrics[1].name == "Latency");
   CHECK(c.latency_batch_size == 1);
   CHECK(c.warmup == 3);  // the default
-  CHECK(c.outputs.json == dir / "esn_results.json");
+  CHECK(c.outputs.at("json") == dir / "esn_results.json");
 }
 
 TEST_CASE("a metric in a config is a name or an object with name and options", "[config]") {
@@ -201,8 +202,9 @@ TEST_CASE("config errors name the file and the field", "[config]") {
       {R"({"threads": 0})", "'threads': 0 is out of range; expected an integer from 1 to "},
       {R"({"shuffle_seed": -1})",
        "'shuffle_seed': -1 is out of range; expected an integer from 0 to 18446744073709551615"},
-      {R"({"outputs": {"xml": "a.xml"}})", "unknown key 'outputs.xml'"},
+      {R"({"outputs": {"xml": "a.xml"}})", "unknown key 'outputs.xml' (formats: json, csv, text)"},
       {R"({"outputs": {"json": 3}})", "'outputs.json' must be a string"},
+      {R"({"outputs": ["a.json"]})", "'outputs' must be an object of format: file"},
       {"[1, 2]", "a config must be a JSON object"},
   };
   for (const auto& c : cases) {
@@ -662,4 +664,17 @@ TEST_CASE("a processor on the command line is a name, options after a colon, as 
   const std::vector<neurobench::PluginSpec> post = {"ChooseMaxCount", "Argmax"};
   CHECK(Json(post).dump() == R"(["ChooseMaxCount","Argmax"])");
   CHECK(Json(specs[0]).dump() == R"({"name":"S2SPreProcessor","options":{"threshold":1}})");
+}
+
+TEST_CASE("outputs name results formats of the formats' table", "[config]") {
+  BenchmarkConfig c;
+  c.outputs["xml"] = "r.xml";
+  REQUIRE_THROWS_AS(c.validate(), UsageError);
+  REQUIRE_THROWS_WITH(c.validate(), "config: unknown key 'outputs.xml' (formats: json, csv, text)");
+  c.outputs.erase("xml");
+  for (const auto& format : neurobench::results_formats()) {
+    c.outputs[format.name] = "r" + format.extensions.front();
+  }
+  CHECK_NOTHROW(c.validate());
+  CHECK(c.to_json()["outputs"] == Json{{"csv", "r.csv"}, {"json", "r.json"}, {"text", "r.txt"}});
 }

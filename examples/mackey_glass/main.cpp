@@ -250,7 +250,7 @@ int run(const Args& args) {
       // Deployment figures beside NeuroBench's: docs/deployment-metrics.md.
       config.metrics = {{"ModelFileSize"}, {"DenseMACs"}, {"Latency"},
                         {"Throughput"},    {"StartupTime"}, {"PeakMemory"}};
-      config.outputs.json = out / (stem + "_results.json");
+      config.outputs["json"] = out / (stem + "_results.json");
       config.write(out / (stem + ".json"));
 
       // Here, NeuroBench's metrics of the config.

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,12 +17,12 @@
 
 namespace neurobench {
 
-/// The results files a benchmark writes (the config's `outputs`); an empty path writes none.
-struct OutputFiles {
-  std::filesystem::path json;  ///< `outputs.json`: the results as JSON (Format::Json).
-  std::filesystem::path csv;   ///< `outputs.csv`: the results as CSV (Format::Csv).
-  std::filesystem::path text;  ///< `outputs.text`: `key: value` lines (Format::Text).
-};
+/// The results files a benchmark writes (the config's `outputs`), by format name:
+/// `outputs["json"] = "results.json"` writes the results as JSON there. The formats are
+/// results_formats() (<neurobench/reporters/formats.hpp>: `json`, `csv`, `text`); a name that
+/// is none of them is refused before the run, by the code that writes the files (`neurobench
+/// run`). An empty path writes none.
+using OutputFiles = std::map<std::string, std::filesystem::path>;
 
 /// A benchmark described as data: the config file that `neurobench run CONFIG.json` runs
 /// (docs/cli.md, "Configs"). Each field is the config key of the same name, except

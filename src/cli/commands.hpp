@@ -53,9 +53,8 @@ struct RunArgs {
   std::vector<std::string> static_metrics;
   std::vector<std::string> workload_metrics;
   std::vector<std::string> metrics;  ///< Any metric; placed as static or workload by name.
-  std::string json_out;
-  std::string csv_out;
-  std::string text_out;
+  /// Results files by format name (`--json FILE`: results_formats()).
+  std::map<std::string, std::string> outputs;
   DistributedArgs distributed;
 };
 

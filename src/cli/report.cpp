@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 // `neurobench report`: an HTML page or Markdown tables comparing results files.
-#include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <iostream>
 
@@ -9,11 +7,53 @@
 
 #include <neurobench/errors.hpp>
 #include <neurobench/io/output_file.hpp>
+#include <neurobench/reporters/formats.hpp>
 #include <neurobench/reporters/report.hpp>
 
 #include "cli/commands.hpp"
 
 namespace neurobench::cli {
+
+namespace {
+
+// "html or markdown", from the table of report formats.
+std::string format_choices() {
+  std::string text;
+  const auto& formats = report_formats();
+  for (std::size_t i = 0; i < formats.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == formats.size() ? " or " : ", ") + formats[i].name;
+  }
+  return text;
+}
+
+// ".html, .md": each format's usual extension.
+std::string extension_choices() {
+  std::string text;
+  for (const auto& f : report_formats()) {
+    text += (text.empty() ? "" : ", ") + f.extensions.front();
+  }
+  return text;
+}
+
+// --format names it (a name or an extension: html, htm, markdown, md); else the extension of
+// -o; else, on stdout, Markdown.
+const ReportFormat& chosen_format(const ReportArgs& a) {
+  if (!a.format.empty()) {
+    try {
+      return report_format(a.format);
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("--format: {}", e.what()));
+    }
+  }
+  if (a.output.empty()) return report_format("markdown");
+  try {
+    return report_format_for(a.output);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{}: give --format {}", e.what(), format_choices()));
+  }
+}
+
+}  // namespace
 
 CLI::App* add_report_command(CLI::App& app, ReportArgs& a) {
   CLI::App* report = app.add_subcommand(
@@ -26,8 +66,8 @@ CLI::App* add_report_command(CLI::App& app, ReportArgs& a) {
                      "write the report here (atomically); without it, print it on stdout")
       ->check(output_path_text());
   report->add_option("--format", a.format,
-                     "html or markdown; default: from the extension of -o (.html, .md), "
-                     "markdown on stdout");
+                     format_choices() + "; default: from the extension of -o (" +
+                         extension_choices() + "), markdown on stdout");
   report
       ->add_option("--labels", a.labels,
                    "names of the runs, comma-separated, one per file (default: file names "
@@ -36,37 +76,8 @@ CLI::App* add_report_command(CLI::App& app, ReportArgs& a) {
   return report;
 }
 
-namespace {
-
-enum class ReportFormat { Html, Markdown };
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-ReportFormat report_format(const ReportArgs& a) {
-  if (!a.format.empty()) {
-    const std::string f = lower(a.format);
-    if (f == "html" || f == "htm") return ReportFormat::Html;
-    if (f == "markdown" || f == "md") return ReportFormat::Markdown;
-    throw UsageError(fmt::format("--format: unknown format '{}' (use html or markdown)", a.format));
-  }
-  if (a.output.empty()) return ReportFormat::Markdown;
-  const std::string ext = lower(std::filesystem::path(a.output).extension().string());
-  if (ext == ".html" || ext == ".htm") return ReportFormat::Html;
-  if (ext == ".md" || ext == ".markdown") return ReportFormat::Markdown;
-  throw UsageError(fmt::format(
-      "{}: cannot tell the report format from the extension '{}': give --format html or "
-      "--format markdown",
-      a.output, ext));
-}
-
-}  // namespace
-
 int report_command(const ReportArgs& a, std::ostream& out) {
-  const ReportFormat format = report_format(a);
+  const ReportFormat& format = chosen_format(a);
   std::vector<std::filesystem::path> paths(a.files.begin(), a.files.end());
   if (!a.output.empty()) {
     // Before reading anything: a bad -o fails fast, and the report never overwrites an input.
@@ -80,17 +91,15 @@ int report_command(const ReportArgs& a, std::ostream& out) {
     check_distinct_files({{a.output, "-o"}}, inputs);
   }
   const std::vector<RunResults> runs = load_run_results(paths, a.labels);
-  const std::string text =
-      format == ReportFormat::Html ? render_html_report(runs) : render_markdown_report(runs);
+  const std::string text = format.write(runs);
   if (a.output.empty()) {
     out << text;
     out.flush();
     return kExitOk;
   }
   write_output_file(a.output, text);
-  out << fmt::format("wrote {} ({} report of {} run{})\n", a.output,
-                     format == ReportFormat::Html ? "HTML" : "Markdown", runs.size(),
-                     runs.size() == 1 ? "" : "s");
+  out << fmt::format("wrote {} ({} report of {} run{})\n", a.output, format.description,
+                     runs.size(), runs.size() == 1 ? "" : "s");
   return kExitOk;
 }
 

@@ -103,12 +103,12 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
                   "connection layer classes (default: Linear, Conv1d/2d/3d, RNN/LSTM/GRU cells "
                   "and layers)")
       ->delimiter(',');
-  run->add_option("--json", a.json_out, "write the results as JSON here")
-      ->check(output_path_text());
-  run->add_option("--csv", a.csv_out, "write the results as CSV here")
-      ->check(output_path_text());
-  run->add_option("--text", a.text_out, "write the results as 'key: value' lines here")
-      ->check(output_path_text());
+  // One flag per results format: --json, --csv, --text.
+  for (const ResultsFormat& format : results_formats()) {
+    run->add_option("--" + format.name, a.outputs[format.name],
+                    "write the results as " + format.description + " here")
+        ->check(output_path_text());
+  }
   add_number(*run, a, "shuffle_seed", "INT", "", "shuffle the samples with this seed");
   add_number(*run, a, "threads", "INT", fmt::format("{}", a.flags.threads),
              "intra-op threads for LibTorch");
@@ -223,14 +223,18 @@ Json processors_json(const std::vector<PluginSpec>& specs, const Registry& regis
 // The results files asked for, each with its option and format.
 struct ResultsFile {
   NamedFile file;
-  Format format;
+  const ResultsFormat* format;
 };
 
+// In the order of the formats' table (BenchmarkConfig::validate() refuses other names).
 std::vector<ResultsFile> results_files(const OutputFiles& outputs) {
   std::vector<ResultsFile> files;
-  if (!outputs.json.empty()) files.push_back({{outputs.json, "--json"}, Format::Json});
-  if (!outputs.csv.empty()) files.push_back({{outputs.csv, "--csv"}, Format::Csv});
-  if (!outputs.text.empty()) files.push_back({{outputs.text, "--text"}, Format::Text});
+  for (const ResultsFormat& format : results_formats()) {
+    const auto it = outputs.find(format.name);
+    if (it != outputs.end() && !it->second.empty()) {
+      files.push_back({{it->second, "--" + format.name}, &format});
+    }
+  }
   return files;
 }
 
@@ -272,7 +276,7 @@ void check_outputs(const std::vector<ResultsFile>& files, const BenchmarkConfig&
 // loses no number.
 void write_results(const Results& results, const std::vector<ResultsFile>& files) {
   std::vector<OutputFile> outputs;
-  for (const auto& f : files) outputs.push_back({f.file.path, render(results, f.format)});
+  for (const auto& f : files) outputs.push_back({f.file.path, f.format->write(results)});
   try {
     write_output_files(outputs);
   } catch (const InputError& e) {
@@ -354,9 +358,11 @@ BenchmarkConfig resolve_run_args(const CLI::App& run, const RunArgs& cli) {
   if (given("--stepwise")) merged.stepwise = f.stepwise;
   if (given("--activation-modules")) merged.activation_modules = f.activation_modules;
   if (given("--connection-modules")) merged.connection_modules = f.connection_modules;
-  if (given("--json")) merged.outputs.json = cli.json_out;
-  if (given("--csv")) merged.outputs.csv = cli.csv_out;
-  if (given("--text")) merged.outputs.text = cli.text_out;
+  for (const ResultsFormat& format : results_formats()) {
+    if (given(("--" + format.name).c_str())) {
+      merged.outputs[format.name] = cli.outputs.at(format.name);
+    }
+  }
   if (given("--quiet")) merged.quiet = f.quiet;
   if (given("--verbose")) merged.verbose = f.verbose;
   if (given("--strict")) merged.strict = f.strict;

@@ -20,17 +20,6 @@
 
 namespace neurobench {
 
-Format format_for(const std::filesystem::path& path) {
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (ext == ".json") return Format::Json;
-  if (ext == ".csv") return Format::Csv;
-  if (ext == ".txt" || ext == ".text") return Format::Text;
-  throw UsageError(fmt::format("{}: unknown results format '{}' (use .json, .csv or .txt)",
-                               path.string(), ext));
-}
-
 namespace {
 
 // Flattens nested values into `Metric.key` columns, in order.
@@ -139,42 +128,47 @@ Json results_document(const Results& results) {
   return doc;
 }
 
-std::string render(const Results& results, Format format) {
+std::string render_json(const Results& results) {
   Json doc = results_document(results);
-  // What each metric means is for JSON readers (report, compare); CSV and text files hold the
-  // values and how the run was made.
-  if (format != Format::Json) doc.erase("_metrics");
-  switch (format) {
-    case Format::Json:
-      try {
-        return doc.dump(2) + "\n";
-      } catch (const Json::type_error&) {
-        // A text that is not UTF-8 (the command line refuses such paths before a run; a
-        // plugin's name or a host's could still be one): the results are written all the same,
-        // its bytes replaced with U+FFFD, and the file says so.
-        doc["_run"]["warnings"].push_back(
-            "a text in these results was not valid UTF-8: its invalid bytes were written as "
-            "U+FFFD");
-        return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
-      }
-    case Format::Csv: {
-      const auto cols = flat(doc);
-      std::string header, row;
-      for (std::size_t i = 0; i < cols.size(); ++i) {
-        header += (i ? "," : "") + csv_field(cols[i].first);
-        row += (i ? "," : "") + csv_field(scalar(cols[i].second));
-      }
-      return header + "\n" + row + "\n";
-    }
-    case Format::Text: {
-      std::string out;
-      for (const auto& [key, v] : doc.items()) {
-        out += fmt::format("{}: {}\n", key, v.is_object() ? v.dump() : scalar(v));
-      }
-      return out;
-    }
+  try {
+    return doc.dump(2) + "\n";
+  } catch (const Json::type_error&) {
+    // A text that is not UTF-8 (the command line refuses such paths before a run; a plugin's
+    // name or a host's could still be one): the results are written all the same, its bytes
+    // replaced with U+FFFD, and the file says so.
+    doc["_run"]["warnings"].push_back(
+        "a text in these results was not valid UTF-8: its invalid bytes were written as "
+        "U+FFFD");
+    return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
   }
-  return {};
+}
+
+// What each metric means is for JSON readers (report, compare); CSV and text files hold the
+// values and how the run was made.
+std::string render_csv(const Results& results) {
+  Json doc = results_document(results);
+  doc.erase("_metrics");
+  const auto cols = flat(doc);
+  std::string header, row;
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    header += (i ? "," : "") + csv_field(cols[i].first);
+    row += (i ? "," : "") + csv_field(scalar(cols[i].second));
+  }
+  return header + "\n" + row + "\n";
+}
+
+std::string render_text(const Results& results) {
+  Json doc = results_document(results);
+  doc.erase("_metrics");
+  std::string out;
+  for (const auto& [key, v] : doc.items()) {
+    out += fmt::format("{}: {}\n", key, v.is_object() ? v.dump() : scalar(v));
+  }
+  return out;
+}
+
+std::string render(const Results& results, std::string_view format) {
+  return results_format(format).write(results);
 }
 
 std::string render_table(const Results& results) {
@@ -191,7 +185,8 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
   write_output_file(path, contents);
 }
 
-void save_results(const Results& results, const std::filesystem::path& path, Format format) {
+void save_results(const Results& results, const std::filesystem::path& path,
+                  std::string_view format) {
   write_output_file(path, render(results, format));
 }
 

@@ -221,6 +221,31 @@ TEST_CASE("an empty output path is refused by name, on the command line and in a
   CHECK(names_in(dir.path()) == std::vector<std::string>{"bench.json", "r.json"});
 }
 
+TEST_CASE("run refuses an outputs key that names no results format, before the run",
+          "[cli][outputs]") {
+  const TempDir dir;
+  const auto config = [&](const std::string& outputs) {
+    std::ofstream(dir / "bench.json")
+        << R"({"model": ")" << fixture("core/classifier.pt").string() << R"(", "data": ")"
+        << fixture("core/classifier.npz").string()
+        << R"(", "workload": ["ClassificationAccuracy"], "outputs": )" << outputs << "}";
+    return run_cli("run " + q(dir / "bench.json") + " --quiet");
+  };
+  const auto xml = config(R"({"json": "r.json", "xml": "r.xml"})");
+  INFO(xml.err);
+  CHECK(xml.status == 2);
+  CHECK_THAT(xml.err, Catch::Contains("bench.json: unknown key 'outputs.xml' (formats: json, "
+                                      "csv, text)"));
+  CHECK(names_in(dir.path()) == std::vector<std::string>{"bench.json"});
+  const auto all = config(R"({"text": "r.txt", "csv": "r.csv", "json": "r.json"})");
+  INFO(all.err);
+  REQUIRE(all.status == 0);
+  CHECK(names_in(dir.path()) == std::vector<std::string>{"bench.json", "r.csv", "r.json", "r.txt"});
+  CHECK(nlohmann::json::parse(read_file(dir / "r.json")).contains("ClassificationAccuracy"));
+  CHECK_THAT(read_file(dir / "r.csv"), Catch::StartsWith("ClassificationAccuracy,"));
+  CHECK_THAT(read_file(dir / "r.txt"), Catch::StartsWith("ClassificationAccuracy: "));
+}
+
 TEST_CASE("a path that is not UTF-8 is refused before the run, naming the flag",
           "[cli][outputs]") {
   const TempDir dir;

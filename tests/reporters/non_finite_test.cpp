@@ -58,7 +58,7 @@ class SomeInfinite final : public neurobench::WorkloadMetric {
 TEST_CASE("non-finite values are written as strings, failed metrics as null, in every format",
           "[report][nan]") {
   const auto r = with_non_finite();
-  const Json doc = Json::parse(neurobench::render(r, neurobench::Format::Json));
+  const Json doc = Json::parse(neurobench::render(r, "json"));
   REQUIRE(doc["Footprint"] == 10);
   REQUIRE(doc["SMAPE"] == "NaN");
   REQUIRE(doc["Latency"]["batch_mean_ms"] == "Infinity");
@@ -72,14 +72,14 @@ TEST_CASE("non-finite values are written as strings, failed metrics as null, in 
   // The in-memory results keep the numbers themselves.
   REQUIRE(std::isnan(r.values["SMAPE"].get<double>()));
 
-  const std::string csv = neurobench::render(r, neurobench::Format::Csv);
+  const std::string csv = neurobench::render(r, "csv");
   const std::string header = csv.substr(0, csv.find('\n'));
   const std::string values = csv.substr(csv.find('\n') + 1);
   REQUIRE_THAT(header, Catch::StartsWith("Footprint,SMAPE,Latency.batch_mean_ms,Latency.batch_p90_ms,"
                                          "Layers.a,Layers.b.c,MembraneUpdates,"));
   REQUIRE_THAT(values, Catch::StartsWith("10,NaN,Infinity,2.5,\"[1.0,\"\"-Infinity\"\"]\",NaN,,"));
 
-  const std::string text = neurobench::render(r, neurobench::Format::Text);
+  const std::string text = neurobench::render(r, "text");
   REQUIRE_THAT(text, Catch::Contains("SMAPE: NaN\n") &&
                          Catch::Contains(R"(Latency: {"batch_mean_ms":"Infinity","batch_p90_ms":2.5})") &&
                          Catch::Contains("MembraneUpdates: \n"));

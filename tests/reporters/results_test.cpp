@@ -36,18 +36,21 @@ void check_golden(const std::string& name, const std::string& actual) {
 
 TEST_CASE("results render as approved JSON, CSV, text and table", "[reporters]") {
   const auto r = sample();
-  check_golden("results.json", neurobench::render(r, neurobench::Format::Json));
-  check_golden("results.csv", neurobench::render(r, neurobench::Format::Csv));
-  check_golden("results.txt", neurobench::render(r, neurobench::Format::Text));
+  check_golden("results.json", neurobench::render(r, "json"));
+  check_golden("results.csv", neurobench::render(r, "csv"));
+  check_golden("results.txt", neurobench::render(r, "text"));
   check_golden("results_table.txt", neurobench::render_table(r));
 }
 
 TEST_CASE("the results format follows the file extension", "[reporters]") {
-  REQUIRE(neurobench::format_for("a/b.json") == neurobench::Format::Json);
-  REQUIRE(neurobench::format_for("b.CSV") == neurobench::Format::Csv);
-  REQUIRE(neurobench::format_for("b.txt") == neurobench::Format::Text);
-  REQUIRE_THROWS_AS(neurobench::format_for("b.xml"), neurobench::UsageError);
-  REQUIRE_THROWS_WITH(neurobench::format_for("b.xml"), Catch::Contains("b.xml"));
+  REQUIRE(neurobench::results_format_for("a/b.json").name == "json");
+  REQUIRE(neurobench::results_format_for("b.CSV").name == "csv");
+  REQUIRE(neurobench::results_format_for("b.txt").name == "text");
+  REQUIRE(neurobench::results_format_for("b.text").name == "text");
+  REQUIRE_THROWS_AS(neurobench::results_format_for("b.xml"), neurobench::UsageError);
+  REQUIRE_THROWS_WITH(neurobench::results_format_for("b.xml"),
+                      "b.xml: unknown results format '.xml' (extensions: .json, .csv, .txt, "
+                      ".text)");
 }
 
 TEST_CASE("results files are written whole, replacing the old one, with no temporary left",
@@ -55,9 +58,8 @@ TEST_CASE("results files are written whole, replacing the old one, with no tempo
   neurobench::test::TempDir dir;
   const auto path = dir / "r.json";
   neurobench::write_file_atomically(path, "old");
-  neurobench::save_results(sample(), path, neurobench::Format::Json);
-  REQUIRE(neurobench::test::read_file(path) ==
-          neurobench::render(sample(), neurobench::Format::Json));
+  neurobench::save_results(sample(), path, "json");
+  REQUIRE(neurobench::test::read_file(path) == neurobench::render(sample(), "json"));
   std::size_t files = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
   REQUIRE(files == 1);
@@ -77,7 +79,7 @@ TEST_CASE("a results text that is not UTF-8 is written replaced, and the file sa
   neurobench::Results r = sample();
   r.environment.date = "2026-11-26T00:00:00Z";
   r.environment.hostname = std::string("host\xff", 5);
-  const std::string json = neurobench::render(r, neurobench::Format::Json);
+  const std::string json = neurobench::render(r, "json");
   const auto doc = nlohmann::json::parse(json);
   CHECK(doc["_environment"]["hostname"] == "host\xef\xbf\xbd");  // U+FFFD
   CHECK(doc["_run"]["warnings"].back() ==

@@ -5,6 +5,7 @@
 
 #include <neurobench/reporters/compare.hpp>
 #include <neurobench/reporters/format.hpp>
+#include <neurobench/reporters/formats.hpp>
 #include <neurobench/reporters/html_report.hpp>
 #include <neurobench/reporters/markdown_report.hpp>
 #include <neurobench/reporters/metric_info.hpp>

@@ -3,22 +3,12 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include <neurobench/benchmark.hpp>
+#include <neurobench/reporters/formats.hpp>
 
 namespace neurobench {
-
-/// Formats of a results file.
-enum class Format {
-  Json,  ///< A flat object keyed by metric name (failed metrics: null; NaN and infinities:
-         ///< "NaN", "Infinity", "-Infinity"), then `_metrics`, `_run` and `_environment` (see
-         ///< results_document()).
-  Csv,   ///< A header row of keys and one row of values; nested values as `Metric.key`.
-  Text,  ///< `key: value` lines.
-};
-
-/// The format implied by a file name's extension (.json, .csv, .txt); UsageError otherwise.
-[[nodiscard]] Format format_for(const std::filesystem::path& path);
 
 /// The environment as a JSON object (keys as the Environment fields).
 [[nodiscard]] Json to_json(const Environment& environment);
@@ -32,8 +22,19 @@ enum class Format {
 /// docs/file-formats.md). CSV and text leave `_metrics` out and write the same words.
 [[nodiscard]] Json results_document(const Results& results);
 
-/// Renders results in a format.
-[[nodiscard]] std::string render(const Results& results, Format format);
+/// The results as JSON: results_document(), indented by 2 (a text that is not UTF-8 has its
+/// invalid bytes written as U+FFFD, and a warning in `_run` says so).
+[[nodiscard]] std::string render_json(const Results& results);
+/// The results as CSV: a header row of keys and one row of values; nested values as
+/// `Metric.key`; `_metrics` left out.
+[[nodiscard]] std::string render_csv(const Results& results);
+/// The results as `key: value` lines, an object value as JSON on its line; `_metrics` left
+/// out.
+[[nodiscard]] std::string render_text(const Results& results);
+
+/// Renders results in the format called `format` (`json`, `csv`, `text`: results_formats() in
+/// <neurobench/reporters/formats.hpp>). Throws UsageError for an unknown format.
+[[nodiscard]] std::string render(const Results& results, std::string_view format);
 
 /// A readable table of the results, for a terminal.
 [[nodiscard]] std::string render_table(const Results& results);
@@ -43,8 +44,10 @@ enum class Format {
 /// existing callers. Throws InputError naming the path when it cannot be written.
 void write_file_atomically(const std::filesystem::path& path, const std::string& contents);
 
-/// Saves results to `path` in `format` with write_output_file(): a regular file whole or not at
-/// all (a temporary file, then a rename), a device or FIFO written in place.
-void save_results(const Results& results, const std::filesystem::path& path, Format format);
+/// Saves results to `path` in the format called `format` (as render()) with
+/// write_output_file(): a regular file whole or not at all (a temporary file, then a rename), a
+/// device or FIFO written in place.
+void save_results(const Results& results, const std::filesystem::path& path,
+                  std::string_view format);
 
 }  // namespace neurobench
