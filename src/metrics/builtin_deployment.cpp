@@ -205,6 +205,8 @@ MetricDescription InferenceTime::describe() {
 
 MetricDescription Throughput::describe() {
   return MetricDescription("samples per second over the timing pass")
+      .with_unit("samples/s")
+      .higher_is_better()
       .with_key(keys::kSamplesPerSecond, "samples/s", Better::Higher, "samples per second")
       .with_key(keys::kSamples, "samples", Better::None, "samples timed")
       .with_key(keys::kSeconds, "s", Better::None, "wall time of the timed runs")

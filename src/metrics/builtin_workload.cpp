@@ -139,7 +139,10 @@ MetricDescription ClassificationAccuracy::describe() {
 }
 
 MetricDescription MSE::describe() {
-  return MetricDescription("mean squared error").lower_is_better();
+  // The square of the targets' unit, whatever that is (the data set says, not the metric).
+  return MetricDescription("mean squared error")
+      .with_unit("squared target units")
+      .lower_is_better();
 }
 
 MetricDescription SMAPE::describe() {

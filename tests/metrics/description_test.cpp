@@ -3,6 +3,10 @@
 // options checked against what a metric declares, namespaced classes in the macro.
 #include <neurobench/metrics/description.hpp>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 #include <neurobench/benchmark.hpp>
@@ -142,6 +146,33 @@ TEST_CASE("built-in metrics describe themselves as the report always showed them
     CHECK_FALSE(m->description.empty());
     CHECK_FALSE(m->kind.empty());
   }
+}
+
+TEST_CASE("every built-in metric has a unit and a direction where one makes sense",
+          "[metrics][description]") {
+  // R2 is a coefficient of determination: a number with no unit.
+  const std::vector<std::string> unitless = {"R2"};
+  // Keys with no unit: a 0/1 flag.
+  const std::vector<std::string> unitless_keys = {"peak_since_process_start"};
+  std::size_t builtins = 0;
+  for (const auto* m : neurobench::all_metrics()) {
+    if (m->source != "built-in") continue;
+    ++builtins;
+    INFO(m->name);
+    CHECK(m->value.better != Better::None);
+    const bool has_unit = std::find(unitless.begin(), unitless.end(), m->name) == unitless.end();
+    CHECK(m->value.unit.empty() != has_unit);
+    for (const auto& [key, value] : m->keys) {
+      INFO(key);
+      const bool key_has_unit =
+          std::find(unitless_keys.begin(), unitless_keys.end(), key) == unitless_keys.end();
+      CHECK(value.unit.empty() != key_has_unit);
+    }
+  }
+  CHECK(builtins == 19);
+  CHECK(neurobench::find_metric("MSE")->value.unit == "squared target units");
+  CHECK(neurobench::find_metric("Throughput")->value.unit == "samples/s");
+  CHECK(neurobench::find_metric("Throughput")->value.better == Better::Higher);
 }
 
 TEST_CASE("a description goes to JSON and back", "[metrics][description]") {

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <neurobench/metrics/metric.hpp>
+
 #include "reporters/report_support.hpp"
 
 using neurobench::Better;
@@ -23,7 +25,7 @@ TEST_CASE("every known metric key has a unit and a better direction", "[report]"
       {"ActivationSparsity", "fraction", Better::Higher},
       {"ActivationSparsityByLayer.block1.relu", "fraction", Better::Higher},
       {"SMAPE", "%", Better::Lower},
-      {"MSE", "", Better::Lower},
+      {"MSE", "squared target units", Better::Lower},
       {"R2", "", Better::Higher},
       {"SynapticOperations.Effective_MACs", "ops/sample", Better::Lower},
       {"SynapticOperations.Dense", "ops/sample", Better::Lower},
@@ -141,4 +143,31 @@ TEST_CASE("results files without _metrics keep the legacy table's units and dire
       REQUIRE(neurobench::metric_info(v.key).unit == legacy.unit);
     }
   }
+}
+
+TEST_CASE("the legacy lookup answers what each built-in metric's description says", "[report]") {
+  std::size_t builtins = 0;
+  for (const auto* m : neurobench::all_metrics()) {
+    if (m->source != "built-in") continue;
+    ++builtins;
+    INFO(m->name);
+    const auto value = neurobench::legacy_metric_info(m->name);
+    CHECK(value.unit == m->value.unit);
+    CHECK(value.better == m->value.better);
+    for (const auto& [key, described] : m->keys) {
+      INFO(key);
+      const auto info = neurobench::legacy_metric_info(m->name + "." + key);
+      CHECK(info.unit == described.unit);
+      CHECK(info.better == described.better);
+    }
+  }
+  CHECK(builtins == 19);
+  // A key the metric does not name (a layer's path) takes the metric's own unit and direction.
+  CHECK(neurobench::legacy_metric_info("ActivationSparsityByLayer.block1.relu").unit == "fraction");
+  CHECK(neurobench::legacy_metric_info("NeuronOperations.Effective Neuron Ops").better ==
+        Better::Lower);
+  // Names are exact, as results files write them; registered metrics other than the
+  // built-ins are not in the legacy lookup.
+  CHECK(neurobench::legacy_metric_info("footprint").unit.empty());
+  CHECK(neurobench::legacy_metric_info("Footprint_").unit.empty());
 }

@@ -199,7 +199,7 @@ TEST_CASE("reports show NaN and infinities apart from failed metrics", "[report]
       run_of("new", R"({"ClassificationAccuracy": "NaN", "MSE": null, "Footprint": "Infinity"})")};
   const std::string md = neurobench::render_markdown_report(runs);
   REQUIRE_THAT(md, Catch::Contains("| new | NaN | Infinity |"));
-  REQUIRE_THAT(md, Catch::Contains("| MSE |  | 0.5 | failed | n/a |"));
+  REQUIRE_THAT(md, Catch::Contains("| MSE | squared target units | 0.5 | failed | n/a |"));
   const std::string html = neurobench::render_html_report(runs);
   REQUIRE_THAT(html, Catch::Contains("data-state=\"nonfinite\" data-value=\"NaN\""));
   REQUIRE_THAT(html, Catch::Contains("data-state=\"nonfinite\" data-value=\"Infinity\""));

@@ -37,10 +37,11 @@ struct MetricInfo {
 /// this.
 [[nodiscard]] MetricInfo metric_info(const std::vector<RunResults>& runs, std::string_view key);
 
-/// The fallback for results files written before `_metrics` existed: a fixed table of the
-/// built-in metrics' units and directions, keyed by name, such as `ClassificationAccuracy`
-/// (fraction, higher is better) or `Latency.batch_p90_ms` (ms, lower is better). Metrics it
-/// does not know have no unit and no direction. Never reads a results file's descriptions.
+/// The fallback for results files written before `_metrics` existed: the units and directions
+/// the built-in metrics declare (their MetricDescription, as `neurobench list` shows it), keyed
+/// by name, such as `ClassificationAccuracy` (fraction, higher is better) or
+/// `Latency.batch_p90_ms` (ms, lower is better). Other metrics have no unit and no direction.
+/// Never reads a results file's descriptions.
 [[nodiscard]] MetricInfo legacy_metric_info(std::string_view key);
 
 /// The legacy table's answer for a flattened key (legacy_metric_info), kept for code written
