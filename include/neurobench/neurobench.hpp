@@ -34,6 +34,7 @@
 #include <neurobench/model/model.hpp>
 #include <neurobench/plugin_description.hpp>
 #include <neurobench/plugins.hpp>
+#include <neurobench/prepared_run.hpp>
 #include <neurobench/processors/audio.hpp>
 #include <neurobench/processors/encoders.hpp>
 #include <neurobench/processors/processors.hpp>

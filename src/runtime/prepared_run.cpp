@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <neurobench/prepared_run.hpp>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <ATen/Parallel.h>
+#include <fmt/format.h>
+
+#include <neurobench/data/dataset.hpp>
+#include <neurobench/datasets/kinds.hpp>
+#include <neurobench/device.hpp>
+#include <neurobench/errors.hpp>
+#include <neurobench/model/model.hpp>
+#include <neurobench/processors/processors.hpp>
+
+namespace neurobench {
+
+namespace {
+
+// The metrics of the config, each in its family: `metrics` go where their names belong, after
+// the `static` and `workload` ones.
+void place_metrics(const BenchmarkConfig& c, std::vector<MetricSpec>& static_specs,
+                   std::vector<MetricSpec>& workload_specs) {
+  static_specs = c.static_metrics;
+  workload_specs = c.workload_metrics;
+  for (const auto& spec : c.metrics) {
+    if (static_metrics().contains(spec.name)) {
+      static_specs.push_back(spec);
+    } else if (find_metric(spec.name) != nullptr) {
+      workload_specs.push_back(spec);  // workload and timing metrics alike
+    } else {
+      std::string known;
+      for (const auto* m : all_metrics()) known += (known.empty() ? "" : ", ") + m->name;
+      throw UsageError(fmt::format("unknown metric '{}' (known: {})", spec.name, known));
+    }
+  }
+}
+
+// Every name and option, checked before anything is opened or loaded so that bad usage fails
+// at once; the metrics made on the way are the run's.
+MetricSet checked_metrics(const BenchmarkConfig& c, const RunParts& parts) {
+  for (const auto& p : c.pre) (void)pre_processors().create(p.name, p.options);
+  for (const auto& p : c.post) (void)post_processors().create(p.name, p.options);
+  if (!c.dataset.empty()) (void)dataset_kinds().check(c.dataset);
+  if (c.static_metrics.empty() && c.workload_metrics.empty() && c.metrics.empty()) {
+    throw UsageError(
+        "no metrics asked for: give the config's 'static', 'workload' or 'metrics' (--static, "
+        "--workload or --metrics; see 'neurobench list')");
+  }
+  std::vector<MetricSpec> static_specs, workload_specs;
+  place_metrics(c, static_specs, workload_specs);
+  MetricSet metrics = MetricSet::from_specs(static_specs, workload_specs);
+  (parts.options ? parts.options->timing : c.run_options().timing).validate();
+  // After the timing check, whose message names the timing settings as the timing pass does.
+  c.validate();
+  if (c.model.empty() && parts.model == nullptr) {
+    throw UsageError("no model: the config's 'model' is empty and no model was given");
+  }
+  if (c.data.empty() && c.dataset.empty() && parts.data == nullptr) {
+    throw UsageError(
+        "no data: the config has neither 'data' (an .npz file) nor 'dataset' (a data set by "
+        "kind), and no data set was given");
+  }
+  return metrics;
+}
+
+std::shared_ptr<Dataset> open_data(const BenchmarkConfig& c) {
+  if (c.dataset.empty()) {
+    return std::make_shared<TensorDataset>(TensorDataset::from_npz(c.data, c.npz_options()));
+  }
+  DatasetOpenOptions open;
+  open.quiet = c.quiet;
+  open.max_array_bytes = c.max_array_bytes;
+  return dataset_kinds().open(c.dataset, open);
+}
+
+// The processors as results record them: each with its options complete (defaults filled in),
+// as a config writes it.
+template <class Registry>
+Json processors_json(const std::vector<PluginSpec>& specs, const Registry& registry) {
+  Json out = Json::array();
+  for (const auto& spec : specs) {
+    const auto* entry = registry.find(spec.name);
+    PluginSpec recorded{entry != nullptr ? entry->name : spec.name, spec.options};
+    if (entry != nullptr) {
+      recorded.options = detail::complete_options(*entry, spec.options, registry.family());
+    }
+    out.push_back(Json(recorded));
+  }
+  return out;
+}
+
+}  // namespace
+
+struct PreparedRun::Impl {
+  BenchmarkConfig config;
+  std::filesystem::path config_file;
+  RunOptions options;
+  std::shared_ptr<Dataset> data;
+  Benchmark bench;
+
+  // The run's history that Benchmark::run cannot know: where the data came from, the
+  // processors, step-wise, the config file. Keys in the order the results files keep.
+  void record(Results& results) const {
+    const BenchmarkConfig& c = config;
+    if (!c.dataset.empty()) {
+      const DatasetKind* kind = dataset_kinds().find(c.dataset.kind);
+      const std::string kind_name = kind != nullptr ? kind->name : c.dataset.kind;
+      results.run["data"] = kind_name + ":" + c.dataset.path.string();
+      results.run["dataset"] = {{"kind", kind_name},
+                                {"path", c.dataset.path.string()},
+                                {"options", dataset_kinds().check(c.dataset)},
+                                {"samples", data->size()},
+                                {"description", data->describe()}};
+    } else if (!c.data.empty()) {
+      results.run["data"] = c.data.string();
+    } else {
+      results.run["data"] = data->describe();
+    }
+    if (!c.pre.empty()) results.run["pre"] = processors_json(c.pre, pre_processors());
+    if (!c.post.empty()) results.run["post"] = processors_json(c.post, post_processors());
+    results.run["stepwise"] = c.stepwise;
+    if (!config_file.empty()) results.run["config"] = config_file.string();
+  }
+};
+
+void PreparedRun::check(const BenchmarkConfig& config, const RunParts& parts) {
+  (void)checked_metrics(config, parts);
+}
+
+PreparedRun PreparedRun::from_config(const BenchmarkConfig& config, RunParts parts) {
+  MetricSet metrics = checked_metrics(config, parts);
+  RunOptions options = parts.options ? std::move(*parts.options) : config.run_options();
+  at::set_num_threads(config.threads);
+  // Before the model is loaded: a GPU that is not there is bad usage, said at once.
+  check_device(options.device);
+
+  std::shared_ptr<NeuroBenchModel> model = std::move(parts.model);
+  if (model == nullptr) {
+    TorchScriptOptions model_options;
+    model_options.stepwise = config.stepwise;
+    model_options.device = options.device;
+    model = std::make_shared<TorchScriptModel>(config.model, model_options);
+  }
+  std::shared_ptr<Dataset> data = parts.data != nullptr ? std::move(parts.data) : open_data(config);
+
+  std::vector<std::unique_ptr<PreProcessor>> pre;
+  for (const auto& p : config.pre) pre.push_back(pre_processors().create(p.name, p.options));
+  std::vector<std::unique_ptr<PostProcessor>> post;
+  for (const auto& p : config.post) post.push_back(post_processors().create(p.name, p.options));
+
+  LayerSetup layers = Benchmark::default_layers();
+  if (!config.activation_modules.empty()) layers.activation_types = config.activation_modules;
+  if (!config.connection_modules.empty()) layers.connection_types = config.connection_modules;
+
+  Benchmark bench(std::move(model), DataLoader(data, config.loader_options()), std::move(pre),
+                  std::move(post), std::move(metrics), std::move(layers));
+  return PreparedRun(
+      std::unique_ptr<Impl>(new Impl{config, std::move(parts.config_file), std::move(options),
+                                     std::move(data), std::move(bench)}));
+}
+
+PreparedRun::PreparedRun(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PreparedRun::~PreparedRun() = default;
+PreparedRun::PreparedRun(PreparedRun&&) noexcept = default;
+PreparedRun& PreparedRun::operator=(PreparedRun&&) noexcept = default;
+
+Results PreparedRun::run() {
+  Results results = impl_->bench.run(impl_->options);
+  impl_->record(results);
+  return results;
+}
+
+const std::shared_ptr<Dataset>& PreparedRun::data() const { return impl_->data; }
+
+const RunOptions& PreparedRun::options() const { return impl_->options; }
+
+}  // namespace neurobench
