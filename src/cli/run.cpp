@@ -3,19 +3,16 @@
 #include <iostream>
 #include <memory>
 
-#include <ATen/Parallel.h>
 #include <fmt/format.h>
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/config.hpp>
-#include <neurobench/data/dataset.hpp>
 #include <neurobench/datasets/kinds.hpp>
 #include <neurobench/distributed.hpp>
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/io/output_file.hpp>
-#include <neurobench/metrics/builtin.hpp>
-#include <neurobench/model/model.hpp>
+#include <neurobench/prepared_run.hpp>
 #include <neurobench/reporters/results.hpp>
 #include <neurobench/stop.hpp>
 
@@ -146,35 +143,6 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
 }
 
 namespace {
-// Checks every name and option before any work is done, so that bad usage fails fast.
-void check_names(const BenchmarkConfig& c) {
-  for (const auto& p : c.pre) (void)pre_processors().create(p.name, p.options);
-  for (const auto& p : c.post) (void)post_processors().create(p.name, p.options);
-  if (!c.dataset.empty()) (void)dataset_kinds().check(c.dataset);
-  if (c.static_metrics.empty() && c.workload_metrics.empty() && c.metrics.empty()) {
-    throw UsageError("no metrics asked for: give --metrics, --static or --workload (see "
-                     "'neurobench list')");
-  }
-}
-
-// `metrics`: each goes to the family that has it, after the `static` and `workload` ones.
-void place_metrics(const BenchmarkConfig& c, std::vector<MetricSpec>& static_specs,
-                   std::vector<MetricSpec>& workload_specs) {
-  static_specs = c.static_metrics;
-  workload_specs = c.workload_metrics;
-  for (const auto& spec : c.metrics) {
-    if (static_metrics().contains(spec.name)) {
-      static_specs.push_back(spec);
-    } else if (find_metric(spec.name) != nullptr) {
-      workload_specs.push_back(spec);  // workload and timing metrics alike
-    } else {
-      std::string known;
-      for (const auto* m : all_metrics()) known += (known.empty() ? "" : ", ") + m->name;
-      throw UsageError(fmt::format("unknown metric '{}' (known: {})", spec.name, known));
-    }
-  }
-}
-
 // The metrics or processors of a flag: every value given, each a comma-separated list.
 std::vector<PluginSpec> spec_flag(const char* flag, const std::vector<std::string>& values,
                                   const char* what = "metric") {
@@ -202,22 +170,6 @@ Json dataset_options_flag(const std::vector<std::string>& values) {
     }
   }
   return options;
-}
-
-// The processors as results record them: each with its options complete (defaults filled in),
-// as a config writes it.
-template <class Registry>
-Json processors_json(const std::vector<PluginSpec>& specs, const Registry& registry) {
-  Json out = Json::array();
-  for (const auto& spec : specs) {
-    const auto* entry = registry.find(spec.name);
-    PluginSpec recorded{entry != nullptr ? entry->name : spec.name, spec.options};
-    if (entry != nullptr) {
-      recorded.options = detail::complete_options(*entry, spec.options, registry.family());
-    }
-    out.push_back(Json(recorded));
-  }
-  return out;
 }
 
 // The results files asked for, each with its option and format.
@@ -390,15 +342,14 @@ BenchmarkConfig resolve_run_args(const CLI::App& run, const RunArgs& cli) {
 
 int run_command(const BenchmarkConfig& c, const std::string& config_file,
                 const DistributedArgs& distributed) {
-  check_names(c);
-  std::vector<MetricSpec> static_specs, workload_specs;
-  place_metrics(c, static_specs, workload_specs);
-  MetricSet metrics = MetricSet::from_specs(static_specs, workload_specs);
-  RunOptions run_options = c.run_options();
-  run_options.timing.validate();
+  // Every name and option, before the outputs are checked and a sharded run connects.
+  PreparedRun::check(c);
+  RunParts parts;
+  parts.options = c.run_options();
+  parts.config_file = config_file;
+  RunOptions& run_options = *parts.options;
   const std::vector<ResultsFile> files = results_files(c.outputs);
   check_outputs(files, c, config_file);
-  at::set_num_threads(c.threads);
   // SIGINT and SIGTERM stop the run after the batch in progress, with no results file.
   stop_on_signals();
   // A sharded run connects first, so that a rank that cannot join stops every rank early.
@@ -414,58 +365,16 @@ int run_command(const BenchmarkConfig& c, const std::string& config_file,
   const bool writes = rank == nullptr || rank->rank == 0;
   // `cuda` in a sharded run is each rank's own GPU, as torchrun's convention is.
   if (run_options.group != nullptr) run_options.device = rank_device(run_options.device, *rank);
-  // Before the model is loaded: a GPU that is not there is bad usage, said at once.
-  check_device(run_options.device);
 
-  TorchScriptOptions model_options;
-  model_options.stepwise = c.stepwise;
-  model_options.device = run_options.device;
-  auto model = std::make_shared<TorchScriptModel>(c.model, model_options);
-  std::shared_ptr<Dataset> dataset;
-  if (c.dataset.empty()) {
-    dataset = std::make_shared<TensorDataset>(TensorDataset::from_npz(c.data, c.npz_options()));
-  } else {
-    DatasetOpenOptions open;
-    open.quiet = c.quiet;
-    open.max_array_bytes = c.max_array_bytes;
-    dataset = dataset_kinds().open(c.dataset, open);
-  }
-
-  std::vector<std::unique_ptr<PreProcessor>> pre;
-  for (const auto& p : c.pre) pre.push_back(pre_processors().create(p.name, p.options));
-  std::vector<std::unique_ptr<PostProcessor>> post;
-  for (const auto& p : c.post) post.push_back(post_processors().create(p.name, p.options));
-
-  LayerSetup layers = Benchmark::default_layers();
-  if (!c.activation_modules.empty()) layers.activation_types = c.activation_modules;
-  if (!c.connection_modules.empty()) layers.connection_types = c.connection_modules;
-
-  Benchmark bench(model, DataLoader(dataset, c.loader_options()), std::move(pre),
-                  std::move(post), std::move(metrics), layers);
+  PreparedRun prepared = PreparedRun::from_config(c, std::move(parts));
   Results results;
   try {
-    results = bench.run(run_options);
+    results = prepared.run();
     // A signal after the last pass: the user asked to stop, so nothing is written either.
     throw_if_stop_requested("after the run, before the results were written");
   } catch (const Interrupted& e) {
     throw Interrupted(std::string(e.what()) + ": no results written", e.signal());
   }
-  if (c.dataset.empty()) {
-    results.run["data"] = c.data.string();
-  } else {
-    const DatasetKind* kind = dataset_kinds().find(c.dataset.kind);
-    const std::string kind_name = kind != nullptr ? kind->name : c.dataset.kind;
-    results.run["data"] = kind_name + ":" + c.dataset.path.string();
-    results.run["dataset"] = {{"kind", kind_name},
-                              {"path", c.dataset.path.string()},
-                              {"options", dataset_kinds().check(c.dataset)},
-                              {"samples", dataset->size()},
-                              {"description", dataset->describe()}};
-  }
-  if (!c.pre.empty()) results.run["pre"] = processors_json(c.pre, pre_processors());
-  if (!c.post.empty()) results.run["post"] = processors_json(c.post, post_processors());
-  results.run["stepwise"] = c.stepwise;
-  if (!config_file.empty()) results.run["config"] = config_file;
 
   if (rank != nullptr) {
     Json& d = results.run["distributed"];

@@ -10,11 +10,10 @@
 #include <fmt/format.h>
 
 #include <neurobench/benchmark.hpp>
-#include <neurobench/datasets/kinds.hpp>
 #include <neurobench/device.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/metrics/metric.hpp>
-#include <neurobench/processors/processors.hpp>
+#include <neurobench/prepared_run.hpp>
 
 #include "io/input_file.hpp"
 #include "util/json_input.hpp"
@@ -167,32 +166,14 @@ bool asks_for_timing(const BenchmarkConfig& c) {
   return false;
 }
 
-// What `neurobench run` checks before it loads the model (src/cli/run.cpp: check_names,
-// place_metrics, MetricSet::from_specs, check_device): processors, the data set's kind and
-// options, metrics and their options, the timing settings, the device. Throws UsageError as
-// they do.
+// What `neurobench run` checks before it loads the model (PreparedRun::check: processors, the
+// data set's kind and options, metrics and their options, the timing settings), and the device.
+// Throws UsageError as they do.
 void check_names(const BenchmarkConfig& c) {
-  for (const auto& p : c.pre) (void)pre_processors().create(p.name, p.options);
-  for (const auto& p : c.post) (void)post_processors().create(p.name, p.options);
-  if (!c.dataset.empty()) (void)dataset_kinds().check(c.dataset);
-  std::vector<MetricSpec> static_specs = c.static_metrics;
-  std::vector<MetricSpec> workload_specs = c.workload_metrics;
-  for (const auto& spec : c.metrics) {
-    if (static_metrics().contains(spec.name)) {
-      static_specs.push_back(spec);
-    } else if (find_metric(spec.name) != nullptr) {
-      workload_specs.push_back(spec);
-    } else {
-      std::string known;
-      for (const auto* m : all_metrics()) known += (known.empty() ? "" : ", ") + m->name;
-      throw UsageError(fmt::format("unknown metric '{}' (known: {})", spec.name, known));
-    }
-  }
-  (void)MetricSet::from_specs(static_specs, workload_specs);
-  const RunOptions options = c.run_options();
-  options.timing.validate();
+  PreparedRun::check(c);
   // A GPU that is not there: every run would fail. (The lazy device needs no check here, and
   // initialising its backend in the suite's process would serve no run.)
+  const RunOptions options = c.run_options();
   if (options.device.is_cuda()) check_device(options.device);
 }
 
