@@ -10,7 +10,6 @@
 #include <memory>
 #include <string>
 
-#include <ATen/Parallel.h>
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
@@ -20,14 +19,10 @@
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/config.hpp>
-#include <neurobench/data/dataloader.hpp>
 #include <neurobench/datasets/dvs_gesture.hpp>
-#include <neurobench/datasets/kinds.hpp>
-#include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/io/output_file.hpp>
-#include <neurobench/model/model.hpp>
-#include <neurobench/processors/processors.hpp>
+#include <neurobench/prepared_run.hpp>
 #include <neurobench/reporters/results.hpp>
 
 namespace fs = std::filesystem;
@@ -68,11 +63,12 @@ constexpr Published kPublished[] = {
      30564577.174242426},
 };
 
-// The benchmark as `neurobench run` takes it: NeuroBench's metric set, one frame per call,
-// output spikes counted per class.
+// The benchmark as `neurobench run` takes it: NeuroBench's metric set on the data set's
+// recordings, one frame per call, output spikes counted per class.
 neurobench::BenchmarkConfig benchmark_config(const Args& args) {
   neurobench::BenchmarkConfig c;
   c.model = args.model;
+  c.dataset = {"dvs-gesture", args.data, {{"subset", args.subset}}};
   c.batch_size = args.batch_size;
   c.threads = args.threads;
   c.stepwise = true;
@@ -104,31 +100,17 @@ int no_data(const Args& args) {
 int run(const Args& args) {
   if (args.data.empty() || !fs::is_directory(args.data)) return no_data(args);
   if (!args.json.empty()) (void)neurobench::check_output_file(args.json);
-  const neurobench::DatasetSpec spec{"dvs-gesture", args.data, {{"subset", args.subset}}};
-  const std::shared_ptr<neurobench::Dataset> data =
-      neurobench::examples::open_dataset(spec, args.quiet);
-
   const neurobench::BenchmarkConfig c = benchmark_config(args);
+  neurobench::PreparedRun prepared = neurobench::PreparedRun::from_config(c);
+  const std::shared_ptr<neurobench::Dataset>& data = prepared.data();
   if (!args.write_config.empty()) {
     neurobench::BenchmarkConfig config = c;
     config.comment = "NeuroBench's DVS Gesture CSNN benchmark, written by dvs_gesture";
-    config.dataset = spec;
     config.quiet = false;
     config.write(args.write_config);
   }
-  at::set_num_threads(args.threads);
-  neurobench::TorchScriptOptions options;
-  options.stepwise = true;
-  auto model = std::make_shared<neurobench::TorchScriptModel>(c.model, options);
-  std::vector<std::unique_ptr<neurobench::PostProcessor>> post;
-  for (const auto& p : c.post) {
-    post.push_back(neurobench::post_processors().create(p.name, p.options));
-  }
-  neurobench::Benchmark bench(
-      model, neurobench::DataLoader(data, c.loader_options()), {}, std::move(post),
-      neurobench::MetricSet::from_specs(c.static_metrics, c.workload_metrics));
   const auto start = std::chrono::steady_clock::now();
-  const neurobench::Results results = bench.run(c.run_options());
+  const neurobench::Results results = prepared.run();
   const double seconds = seconds_since(start);
   neurobench::examples::print_messages("snn", results);
 
@@ -154,6 +136,7 @@ int run(const Args& args) {
         {"data", {{"folder", args.data}, {"subset", args.subset}, {"samples", data->size()}}},
         {"model", c.model.string()},
         {"results", results.values},
+        {"_run", results.run},
         {"seconds", seconds}};
     if (!results.warnings.empty()) all["warnings"] = results.warnings;
     neurobench::write_output_file(args.json, all.dump(2) + "\n");

@@ -22,13 +22,12 @@
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/config.hpp>
-#include <neurobench/data/dataloader.hpp>
 #include <neurobench/datasets/fashion_mnist.hpp>
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/io/npz.hpp>
 #include <neurobench/model/model.hpp>
-#include <neurobench/processors/processors.hpp>
+#include <neurobench/prepared_run.hpp>
 #include <neurobench/reporters/results.hpp>
 
 #include "fashion_mnist/networks.hpp"
@@ -71,6 +70,7 @@ neurobench::BenchmarkConfig benchmark_config(const fs::path& model, bool spiking
   neurobench::BenchmarkConfig c;
   c.model = model;
   c.batch_size = args.batch_size;
+  c.threads = args.threads;
   c.stepwise = spiking;
   if (spiking) c.post = {"ChooseMaxCount"};
   c.static_metrics = {{"Footprint"}, {"ParameterCount"}, {"ConnectionSparsity"}};
@@ -84,19 +84,14 @@ neurobench::BenchmarkConfig benchmark_config(const fs::path& model, bool spiking
 }
 
 void benchmark(Run& run) {
-  const neurobench::BenchmarkConfig& c = run.config;
-  neurobench::TorchScriptOptions options;
-  options.stepwise = c.stepwise;
-  auto model = std::make_shared<neurobench::TorchScriptModel>(c.model, options);
-  std::vector<std::unique_ptr<neurobench::PostProcessor>> post;
-  for (const auto& p : c.post) {
-    post.push_back(neurobench::post_processors().create(p.name, p.options));
-  }
-  neurobench::Benchmark bench(
-      model, neurobench::DataLoader(run.data, c.loader_options()), {}, std::move(post),
-      neurobench::MetricSet::from_specs(c.static_metrics, c.workload_metrics));
+  // NeuroBench's metrics only; the deployment `metrics` are the CLI's (Run::config).
+  neurobench::BenchmarkConfig c = run.config;
+  c.metrics.clear();
+  neurobench::RunParts parts;
+  parts.data = run.data;  // the test images in memory, rate-encoded for the SNN
+  neurobench::PreparedRun prepared = neurobench::PreparedRun::from_config(c, parts);
   const auto start = std::chrono::steady_clock::now();
-  run.results = bench.run(c.run_options());
+  run.results = prepared.run();
   run.seconds = seconds_since(start);
   neurobench::examples::print_messages(run.key, run.results);
 }
@@ -236,6 +231,7 @@ int run(const Args& args) {
         j["post"] = r.config.post;
       }
       j["results"] = r.results.values;
+      j["_run"] = r.results.run;
       if (!r.results.warnings.empty()) j["warnings"] = r.results.warnings;
       if (!r.results.failures.empty()) {
         j["failures"] = neurobench::examples::failures_json(r.results);

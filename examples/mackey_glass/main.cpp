@@ -26,7 +26,6 @@
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/config.hpp>
-#include <neurobench/data/dataloader.hpp>
 #include <neurobench/datasets/mackey_glass.hpp>
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
@@ -34,6 +33,7 @@
 #include <neurobench/io/npz.hpp>
 #include <neurobench/metrics/keys.hpp>
 #include <neurobench/model/model.hpp>
+#include <neurobench/prepared_run.hpp>
 #include <neurobench/reporters/results.hpp>
 
 #include "mackey_glass/esn.hpp"
@@ -253,14 +253,17 @@ int run(const Args& args) {
       config.outputs["json"] = out / (stem + "_results.json");
       config.write(out / (stem + ".json"));
 
-      // Here, NeuroBench's metrics of the config.
-      neurobench::Benchmark bench(
-          model, neurobench::DataLoader(test, config.loader_options()), {}, {},
-          neurobench::MetricSet::from_specs(config.static_metrics, config.workload_metrics));
+      // Here, NeuroBench's metrics of the config, on the network and the series in memory.
+      neurobench::BenchmarkConfig here = config;
+      here.metrics.clear();
+      here.threads = args.threads;
+      here.quiet = true;
+      neurobench::RunParts parts;
+      parts.model = model;
+      parts.data = test;
+      neurobench::PreparedRun prepared = neurobench::PreparedRun::from_config(here, parts);
       start = std::chrono::steady_clock::now();
-      neurobench::RunOptions run_options;
-      run_options.quiet = true;
-      const neurobench::Results results = bench.run(run_options);
+      const neurobench::Results results = prepared.run();
       const double benchmark_seconds = seconds_since(start);
       for (const auto& f : results.failures) {
         fmt::print(stderr, "error: tau {} repeat {}: {}: {}\n", tau, repeat, f.metric, f.message);
@@ -303,6 +306,7 @@ int run(const Args& args) {
                              {"reference_effective_radius", esn.reservoir.reference_radius},
                              {"train_rmse", esn.train_rmse}};
       record["results"] = results.values;
+      record["_run"] = results.run;
       if (!results.warnings.empty()) record["warnings"] = results.warnings;
       if (!results.failures.empty()) {
         record["failures"] = neurobench::examples::failures_json(results);

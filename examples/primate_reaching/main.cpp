@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include <ATen/Parallel.h>
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
@@ -22,12 +21,11 @@
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/config.hpp>
-#include <neurobench/data/dataloader.hpp>
 #include <neurobench/datasets/kinds.hpp>
 #include <neurobench/datasets/primate_reaching.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/io/output_file.hpp>
-#include <neurobench/model/model.hpp>
+#include <neurobench/prepared_run.hpp>
 #include <neurobench/reporters/results.hpp>
 
 namespace fs = std::filesystem;
@@ -94,12 +92,14 @@ std::optional<int> session_of(const fs::path& file) {
   return std::nullopt;
 }
 
-// NeuroBench's benchmark of one network: its metric set, no pre- or post-processing, the
-// networks called once per batch (they loop over the batch as time themselves).
-neurobench::BenchmarkConfig benchmark_config(const std::string& file, const Args& args,
+// NeuroBench's benchmark of one network on `data`: its metric set, no pre- or post-processing,
+// the networks called once per batch (they loop over the batch as time themselves).
+neurobench::BenchmarkConfig benchmark_config(const std::string& file,
+                                             const neurobench::DatasetSpec& data, const Args& args,
                                              int64_t channels) {
   neurobench::BenchmarkConfig c;
   c.model = fs::path(args.models) / fmt::format("{}_{}.pt", file, channels);
+  c.dataset = data;
   c.batch_size = args.batch_size;
   c.threads = args.threads;
   c.static_metrics = {{"Footprint"}, {"ConnectionSparsity"}};
@@ -109,13 +109,11 @@ neurobench::BenchmarkConfig benchmark_config(const std::string& file, const Args
 }
 
 void benchmark(Run& run, const std::shared_ptr<neurobench::Dataset>& data) {
-  const neurobench::BenchmarkConfig& c = run.config;
-  auto model = std::make_shared<neurobench::TorchScriptModel>(c.model);
-  neurobench::Benchmark bench(
-      model, neurobench::DataLoader(data, c.loader_options()), {}, {},
-      neurobench::MetricSet::from_specs(c.static_metrics, c.workload_metrics));
+  neurobench::RunParts parts;
+  parts.data = data;  // the session of the config, read once for both networks
+  neurobench::PreparedRun prepared = neurobench::PreparedRun::from_config(run.config, parts);
   const auto start = std::chrono::steady_clock::now();
-  run.results = bench.run(c.run_options());
+  run.results = prepared.run();
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   neurobench::examples::print_messages(run.key, run.results);
 }
@@ -209,10 +207,9 @@ int run(const Args& args) {
     r.key = key;
     r.label = r.key == "snn" ? "SNN2" : "ANN (2D)";
     r.published = r.key == "snn" ? &kPublishedSnn : &kPublishedAnn;
-    r.config = benchmark_config(r.key == "snn" ? "snn2" : "ann2d", args, data->channels());
+    r.config = benchmark_config(r.key == "snn" ? "snn2" : "ann2d", spec, args, data->channels());
     runs.push_back(std::move(r));
   }
-  at::set_num_threads(args.threads);
   bool failed = false;
   for (Run& r : runs) {
     if (!args.quiet) fmt::print(stderr, "benchmarking {} ({})\n", r.label, r.config.model.string());
@@ -236,6 +233,7 @@ int run(const Args& args) {
       Json j = {{"label", r.label},
                 {"model", r.config.model.string()},
                 {"results", r.results.values},
+                {"_run", r.results.run},
                 {"seconds", r.seconds}};
       if (!r.results.warnings.empty()) j["warnings"] = r.results.warnings;
       models[r.key] = j;

@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include <ATen/Parallel.h>
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -21,14 +20,12 @@
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/config.hpp>
-#include <neurobench/data/dataloader.hpp>
 #include <neurobench/datasets/kinds.hpp>
 #include <neurobench/datasets/speech_commands.hpp>
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/io/output_file.hpp>
-#include <neurobench/model/model.hpp>
-#include <neurobench/processors/processors.hpp>
+#include <neurobench/prepared_run.hpp>
 #include <neurobench/reporters/results.hpp>
 
 namespace fs = std::filesystem;
@@ -76,11 +73,14 @@ struct Run {
   double seconds = 0;
 };
 
-// The benchmark of one network as `neurobench run` takes it (snn.json, ann.json): NeuroBench's
-// metric set, the pre- and post-processors of NeuroBench's GSC examples.
-neurobench::BenchmarkConfig benchmark_config(const std::string& key, const Args& args) {
+// The benchmark of one network on `data` as `neurobench run` takes it (snn.json, ann.json):
+// NeuroBench's metric set, the pre- and post-processors of NeuroBench's GSC examples.
+neurobench::BenchmarkConfig benchmark_config(const std::string& key,
+                                             const neurobench::DatasetSpec& data,
+                                             const Args& args) {
   neurobench::BenchmarkConfig c;
   c.model = fs::path(args.models) / (key + ".pt");
+  c.dataset = data;
   c.batch_size = args.batch_size;
   c.threads = args.threads;
   c.static_metrics = {{"Footprint"}, {"ConnectionSparsity"}};
@@ -100,21 +100,11 @@ neurobench::BenchmarkConfig benchmark_config(const std::string& key, const Args&
 }
 
 void benchmark(Run& run, const std::shared_ptr<neurobench::Dataset>& data) {
-  const neurobench::BenchmarkConfig& c = run.config;
-  neurobench::TorchScriptOptions options;
-  options.stepwise = c.stepwise;
-  auto model = std::make_shared<neurobench::TorchScriptModel>(c.model, options);
-  std::vector<std::unique_ptr<neurobench::PreProcessor>> pre;
-  for (const auto& p : c.pre) pre.push_back(neurobench::pre_processors().create(p.name, p.options));
-  std::vector<std::unique_ptr<neurobench::PostProcessor>> post;
-  for (const auto& p : c.post) {
-    post.push_back(neurobench::post_processors().create(p.name, p.options));
-  }
-  neurobench::Benchmark bench(
-      model, neurobench::DataLoader(data, c.loader_options()), std::move(pre), std::move(post),
-      neurobench::MetricSet::from_specs(c.static_metrics, c.workload_metrics));
+  neurobench::RunParts parts;
+  parts.data = data;  // the data set of the config, opened once for both networks
+  neurobench::PreparedRun prepared = neurobench::PreparedRun::from_config(run.config, parts);
   const auto start = std::chrono::steady_clock::now();
-  run.results = bench.run(c.run_options());
+  run.results = prepared.run();
   run.seconds = seconds_since(start);
   neurobench::examples::print_messages(run.key, run.results);
 }
@@ -201,7 +191,7 @@ int run(const Args& args) {
     r.key = key;
     r.label = r.key == "snn" ? "SNN (S2S)" : "ANN (M5)";
     r.published = r.key == "snn" ? &kPublishedSnn : &kPublishedAnn;
-    r.config = benchmark_config(r.key, args);
+    r.config = benchmark_config(r.key, spec, args);
     runs.push_back(std::move(r));
   }
   if (!args.write_configs.empty()) {
@@ -210,13 +200,10 @@ int run(const Args& args) {
       neurobench::BenchmarkConfig config = r.config;
       config.comment = fmt::format("{}, NeuroBench's GSC benchmark, written by speech_commands",
                                    r.label);
-      config.dataset = spec;
       config.quiet = false;
       config.write(fs::path(args.write_configs) / (r.key + ".json"));
     }
   }
-  at::set_num_threads(args.threads);  // OpenBLAS's OpenMP build follows it (scripts/setup)
-
   bool failed = false;
   for (Run& r : runs) {
     if (!args.quiet) fmt::print(stderr, "benchmarking {} ({})\n", r.label, r.config.model.string());
@@ -236,6 +223,7 @@ int run(const Args& args) {
                 {"model", r.config.model.string()},
                 {"stepwise", r.config.stepwise},
                 {"results", r.results.values},
+                {"_run", r.results.run},
                 {"seconds", r.seconds}};
       if (!r.results.warnings.empty()) j["warnings"] = r.results.warnings;
       if (!r.results.failures.empty()) j["failures"] = failures_json(r.results);

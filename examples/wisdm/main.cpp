@@ -16,7 +16,6 @@
 #include <utility>
 #include <vector>
 
-#include <ATen/Parallel.h>
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
@@ -26,14 +25,11 @@
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/config.hpp>
-#include <neurobench/data/dataloader.hpp>
-#include <neurobench/datasets/kinds.hpp>
 #include <neurobench/datasets/wisdm.hpp>
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/io/output_file.hpp>
-#include <neurobench/model/model.hpp>
-#include <neurobench/processors/processors.hpp>
+#include <neurobench/prepared_run.hpp>
 #include <neurobench/reporters/results.hpp>
 
 namespace fs = std::filesystem;
@@ -74,11 +70,12 @@ struct Reference {
 constexpr Reference kReference{};
 
 // The benchmark as `neurobench run` takes it (scnn.json): NeuroBench's WISDM metric set (its
-// NeuronOperations and ActivationSparsityByLayer left out), whole windows into the network,
-// output spikes counted per class.
+// NeuronOperations and ActivationSparsityByLayer left out) on the subset's windows, whole
+// windows into the network, output spikes counted per class.
 neurobench::BenchmarkConfig benchmark_config(const Args& args) {
   neurobench::BenchmarkConfig c;
   c.model = fs::path(args.models) / "scnn.pt";
+  c.dataset = {"wisdm", args.data, {{"subset", args.subset}}};
   c.batch_size = args.batch_size;
   c.threads = args.threads;
   c.static_metrics = {{"ParameterCount"}, {"Footprint"}, {"ConnectionSparsity"}};
@@ -91,19 +88,6 @@ neurobench::BenchmarkConfig benchmark_config(const Args& args) {
   c.post = {{"ChooseMaxCount"}};
   c.quiet = args.quiet;
   return c;
-}
-
-neurobench::Results benchmark(const neurobench::BenchmarkConfig& c,
-                              const std::shared_ptr<neurobench::Dataset>& data) {
-  auto model = std::make_shared<neurobench::TorchScriptModel>(c.model);
-  std::vector<std::unique_ptr<neurobench::PostProcessor>> post;
-  for (const auto& p : c.post) {
-    post.push_back(neurobench::post_processors().create(p.name, p.options));
-  }
-  neurobench::Benchmark bench(
-      model, neurobench::DataLoader(data, c.loader_options()), {}, std::move(post),
-      neurobench::MetricSet::from_specs(c.static_metrics, c.workload_metrics));
-  return bench.run(c.run_options());
 }
 
 std::string reference_cell(double value, const char* format) {
@@ -176,24 +160,20 @@ int run(const Args& args) {
   if (!args.json.empty()) (void)neurobench::check_output_file(args.json);
   neurobench::examples::warn_if_reference_blas(args.quiet);
   const auto everything = std::chrono::steady_clock::now();
-  const neurobench::DatasetSpec spec{"wisdm", args.data, {{"subset", args.subset}}};
-  const std::shared_ptr<neurobench::Dataset> data =
-      neurobench::examples::open_dataset(spec, args.quiet);
-
   const neurobench::BenchmarkConfig config = benchmark_config(args);
+  neurobench::PreparedRun prepared = neurobench::PreparedRun::from_config(config);
+  const std::shared_ptr<neurobench::Dataset>& data = prepared.data();
   if (!args.write_configs.empty()) {
     fs::create_directories(args.write_configs);
     neurobench::BenchmarkConfig written = config;
     written.comment = "SCNN, NeuroBench's WISDM benchmark, written by wisdm";
-    written.dataset = spec;
     written.quiet = false;
     written.write(fs::path(args.write_configs) / "scnn.json");
   }
-  at::set_num_threads(args.threads);  // OpenBLAS's OpenMP build follows it (scripts/setup)
 
   if (!args.quiet) fmt::print(stderr, "benchmarking SCNN ({})\n", config.model.string());
   const auto start = std::chrono::steady_clock::now();
-  const neurobench::Results results = benchmark(config, data);
+  const neurobench::Results results = prepared.run();
   const double seconds = seconds_since(start);
   neurobench::examples::print_messages("scnn", results);
   print_table(results, *data, seconds);
@@ -208,6 +188,7 @@ int run(const Args& args) {
     Json model = {{"label", "SCNN"},
                   {"model", config.model.string()},
                   {"results", results.values},
+                  {"_run", results.run},
                   {"seconds", seconds}};
     if (!results.warnings.empty()) model["warnings"] = results.warnings;
     if (!results.failures.empty()) model["failures"] = failures_json(results);
