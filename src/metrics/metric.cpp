@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// How a plain workload metric's batches make the run's value: the batch-size weighted mean.
+// The metric bases: how a plain workload metric's batches make the run's value (the
+// batch-size weighted mean), merged states, and the counts an activation call shares.
 #include <fmt/format.h>
 
 #include <neurobench/errors.hpp>
 #include <neurobench/metrics/metric.hpp>
 
+#include "metrics/counting.hpp"
 #include "util/text.hpp"
 
 namespace neurobench {
@@ -83,5 +85,21 @@ Json AccumulatedMetric::export_state() const {
 }
 
 void AccumulatedMetric::merge_state(const Json& /*state*/) { (void)export_state(); }
+
+int64_t ActivationCall::nonzeros() const {
+  if (nonzeros_cache < 0) {
+    nonzeros_cache =
+        output.device().is_cpu() ? detail::count_nonzero(output) : nonzero_count().item<int64_t>();
+  }
+  return nonzeros_cache;
+}
+
+const torch::Tensor& ActivationCall::nonzero_count() const {
+  if (!nonzero_count_cache.defined()) {
+    nonzero_count_cache = output.device().is_cpu() ? torch::scalar_tensor(nonzeros(), torch::kLong)
+                                                   : detail::nonzeros(output).device;
+  }
+  return nonzero_count_cache;
+}
 
 }  // namespace neurobench

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+// The built-in metrics that watch activation layers: ActivationSparsity,
+// ActivationSparsityByLayer, MembraneUpdates, NeuronOperations.
 #include <fmt/format.h>
 
 #include <neurobench/errors.hpp>
@@ -8,22 +10,6 @@
 #include "metrics/counting.hpp"
 
 namespace neurobench {
-
-int64_t ActivationCall::nonzeros() const {
-  if (nonzeros_cache < 0) {
-    nonzeros_cache =
-        output.device().is_cpu() ? detail::count_nonzero(output) : nonzero_count().item<int64_t>();
-  }
-  return nonzeros_cache;
-}
-
-const torch::Tensor& ActivationCall::nonzero_count() const {
-  if (!nonzero_count_cache.defined()) {
-    nonzero_count_cache = output.device().is_cpu() ? torch::scalar_tensor(nonzeros(), torch::kLong)
-                                                   : detail::nonzeros(output).device;
-  }
-  return nonzero_count_cache;
-}
 
 namespace detail {
 namespace {
