@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// SynapticOperations' state and the helpers its two sources share: Linear and convolutions in
+// builtin_synaptic_operations.cpp, recurrent cells and layers in
+// builtin_synaptic_operations_recurrent.cpp. Private to src/metrics.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <torch/script.h>
+
+#include <neurobench/metrics/builtin.hpp>
+#include <neurobench/metrics/count_sum.hpp>
+
+#include "metrics/counting.hpp"
+
+namespace neurobench::metrics {
+namespace synaptic {
+
+/// Argument `i` of a connection call, which must be a tensor; MetricError naming `what`.
+const torch::Tensor& tensor_arg(const ConnectionCall& call, std::size_t i, const char* what);
+/// Argument `i` of a connection call when it is a tensor, else an undefined tensor.
+torch::Tensor optional_tensor_arg(const ConnectionCall& call, std::size_t i);
+
+// The weight's "version" identifies its values: a cache entry is reused while the weight tensor
+// and its version counter are unchanged.
+struct WeightKey {
+  const void* impl = nullptr;
+  int64_t version = 0;
+  bool operator==(const WeightKey& o) const { return impl == o.impl && version == o.version; }
+};
+
+/// The key of weight `w` now.
+WeightKey key_of(const torch::Tensor& w);
+
+// One call's counts, where its input is: numbers for an input on the CPU; for an input on a
+// device, tensors there (read once per batch by update(), not at each call).
+struct Counts {
+  detail::Count effective;
+  detail::Count dense;
+  detail::Flag spiking;  // spec: the input is spikes (every value -1, 0 or 1)
+};
+
+/// A count held in a 0-dim double tensor (a sum of whole numbers, exact below 2^53): read at
+/// once on the CPU, left on its device as an int64 tensor elsewhere.
+detail::Count count_of(const torch::Tensor& sum);
+
+}  // namespace synaptic
+
+struct SynapticOperations::State {
+  using Counts = synaptic::Counts;
+  using WeightKey = synaptic::WeightKey;
+
+  CountSum effective;  // every call's; MACs are those of calls whose input is not spikes
+  CountSum acs;
+  CountSum dense;
+  int64_t samples = 0;
+
+  // A call's effective count goes to ACs when its input is spikes, to MACs otherwise: kept as
+  // the total and the ACs (on a device, one masked count per call rather than two).
+  void add(const Counts& c) {
+    detail::add_count(effective, c.effective);
+    detail::add_count_if(acs, c.effective, c.spiking);
+    detail::add_count(dense, c.dense);
+  }
+  [[nodiscard]] int64_t macs() const { return effective.value() - acs.value(); }
+
+  // On a device, a Linear or convolution call's effective count is made at the end of the
+  // batch (count_kept()), with the layer's other calls: one set of operators per layer and input
+  // shape rather than per call, for a network run step by step. Each call's input is kept until
+  // then, as NeuroBench's hooks keep them; its dense count is made at once (from shapes).
+  struct Kept {
+    std::string op;        // the operator (a convolution's overload)
+    torch::Tensor counts;  // Linear: per input feature (in); conv: the counting kernel
+    detail::ConvolutionArgs conv;
+    int64_t spatial = 0;                // conv: spatial dimensions; 0 for Linear
+    std::vector<torch::Tensor> inputs;  // each call's: Linear (rows, in); conv as given
+  };
+  std::map<std::string, Kept, std::less<>> kept;  // by layer
+  int64_t kept_bytes = 0;
+  void keep(std::string_view layer, Kept what, const torch::Tensor& input);
+  void count_kept();
+
+  // Linear: per input feature, the number of non-zero weights that read it: as numbers for an
+  // input on the CPU, as an int64 tensor on the weight's device for an input on a device.
+  struct LinearCache {
+    WeightKey key;
+    std::vector<int64_t> nonzero_per_input;
+    torch::Tensor nonzero_per_input_device;
+  };
+  std::map<std::string, LinearCache, std::less<>> linear;
+
+  // Conv: a one-output-channel kernel counting, per input channel and kernel position, the
+  // non-zero weights that read it; and the dense count per input shape.
+  struct ConvCache {
+    WeightKey key;
+    torch::Tensor count_kernel;  // (1, in_channels, k...)
+    std::map<std::vector<int64_t>, int64_t> dense_by_shape;
+  };
+  std::map<std::string, ConvCache, std::less<>> conv;
+
+  Counts linear_counts(const ConnectionCall& call);
+  Counts conv_counts(const ConnectionCall& call);
+  Counts cell_counts(const ConnectionCall& call);
+  void add_layer_counts(const ConnectionCall& call);
+};
+
+}  // namespace neurobench::metrics
