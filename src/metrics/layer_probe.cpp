@@ -112,89 +112,12 @@ LayerProbe::LayerProbe(NeuroBenchModel& model, const LayerSetup& setup,
 
   const bool inlined = model.is_inlined();
   const std::vector<ModuleInfo> modules = model.modules();
-  const auto& spiking_types = metrics::spiking_neuron_types();
 
   if (!activation_metrics_.empty()) {
-    if (!inlined) {
-      const bool any = std::any_of(modules.begin(), modules.end(), [&](const ModuleInfo& m) {
-        return contains(setup.activation_types, m.type_name);
-      });
-      if (!any) {
-        warnings_.push_back(fmt::format(
-            "no activation layers found in {} (searched for modules of class {}); activation "
-            "metrics report 0",
-            model.describe(), join(setup.activation_types)));
-      }
-      const ModuleSelector where = ModuleSelector::by_type(setup.activation_types);
-      handles_.push_back(model.register_forward_pre_hook(where, [this](const ModuleCall& call) {
-        torch::Tensor mem = mem_of(call.object);
-        if (!mem.defined()) return;
-        for (auto& [path, value] : mem_before_) {
-          if (path == call.module.path) {
-            value = mem;
-            return;
-          }
-        }
-        mem_before_.emplace_back(call.module.path, mem);
-      }));
-      handles_.push_back(model.register_forward_hook(where, [this, &spiking_types](
-                                                                const ModuleCall& call) {
-        const torch::Tensor output = first_tensor(*call.output);
-        if (!output.defined()) return;
-        const torch::Tensor mem_after = mem_of(call.object);
-        const bool spiking = mem_after.defined() || contains(spiking_types, call.module.type_name);
-        const torch::Tensor* before = nullptr;
-        for (const auto& [path, value] : mem_before_) {
-          if (path == call.module.path) before = &value;
-        }
-        std::string_view reset;
-        if (spiking) {  // read once per layer: it does not change during a run
-          auto it = reset_mechanisms_.find(call.module.path);
-          if (it == reset_mechanisms_.end()) {
-            it = reset_mechanisms_.emplace(call.module.path, reset_mechanism_of(call.object)).first;
-          }
-          reset = it->second;
-        }
-        std::string error;
-        if (spiking && !mem_after.defined()) {
-          error = fmt::format("spiking layer '{}' ({}) has no tensor attribute 'mem'",
-                              call.module.path, call.module.type_name);
-        }
-        ActivationCall event{call.module.path, call.module.type_name, output, spiking,
-                             (mem_after.defined() && before != nullptr) ? before : nullptr,
-                             mem_after.defined() ? &mem_after : nullptr, reset, error};
-        dispatch_activation(event);
-      }));
+    if (inlined) {
+      hook_activation_operators(setup);
     } else {
-      std::vector<std::string> ops;
-      std::vector<std::string> unmapped;
-      for (const auto& type : setup.activation_types) {
-        const auto it = activation_operators().find(type);
-        if (it == activation_operators().end()) {
-          unmapped.push_back(type);
-        } else {
-          ops.insert(ops.end(), it->second.begin(), it->second.end());
-        }
-      }
-      warnings_.push_back(fmt::format(
-          "{} has no submodules (a frozen or inlined model): activation layers are found by "
-          "their operators ({}), named by operator and position, not by module path",
-          model.describe(), join(ops)));
-      if (!unmapped.empty()) {
-        warnings_.push_back(fmt::format(
-            "activation classes {} cannot be found in an inlined model (no operator stands for "
-            "them)",
-            join(unmapped)));
-      }
-      if (!ops.empty()) {
-        OperatorSelector where{ops, {}, /*after=*/true};
-        handles_.push_back(model.register_operator_hook(where, [this](const OperatorCall& call) {
-          if (call.output == nullptr || !call.output->isTensor()) return;
-          const torch::Tensor& output = call.output->toTensor();
-          ActivationCall event{call.site, call.op, output, false, nullptr, nullptr, {}, {}};
-          dispatch_activation(event);
-        }));
-      }
+      hook_activation_modules(setup, modules);
     }
   }
 
@@ -225,6 +148,101 @@ LayerProbe::LayerProbe(NeuroBenchModel& model, const LayerSetup& setup,
     OperatorSelector where{std::move(operators), {}, /*after=*/false};
     handles_.push_back(model.register_operator_hook(
         where, [this](const OperatorCall& call) { dispatch_operator(call); }));
+  }
+}
+
+// Activation layers by module class: a pre-hook keeps the membrane potential before the call,
+// the hook reports the call with it.
+void LayerProbe::hook_activation_modules(const LayerSetup& setup,
+                                         const std::vector<ModuleInfo>& modules) {
+  const auto& spiking_types = metrics::spiking_neuron_types();  // static: captured by reference
+  const bool any = std::any_of(modules.begin(), modules.end(), [&](const ModuleInfo& m) {
+    return contains(setup.activation_types, m.type_name);
+  });
+  if (!any) {
+    warnings_.push_back(fmt::format(
+        "no activation layers found in {} (searched for modules of class {}); activation "
+        "metrics report 0",
+        model_.describe(), join(setup.activation_types)));
+  }
+  const ModuleSelector where = ModuleSelector::by_type(setup.activation_types);
+  handles_.push_back(model_.register_forward_pre_hook(where, [this](const ModuleCall& call) {
+    torch::Tensor mem = mem_of(call.object);
+    if (!mem.defined()) return;
+    for (auto& [path, value] : mem_before_) {
+      if (path == call.module.path) {
+        value = mem;
+        return;
+      }
+    }
+    mem_before_.emplace_back(call.module.path, mem);
+  }));
+  handles_.push_back(
+      model_.register_forward_hook(where, [this, &spiking_types](const ModuleCall& call) {
+        const torch::Tensor output = first_tensor(*call.output);
+        if (!output.defined()) return;
+        const torch::Tensor mem_after = mem_of(call.object);
+        const bool spiking = mem_after.defined() || contains(spiking_types, call.module.type_name);
+        const torch::Tensor* before = nullptr;
+        for (const auto& [path, value] : mem_before_) {
+          if (path == call.module.path) before = &value;
+        }
+        std::string_view reset;
+        if (spiking) {  // read once per layer: it does not change during a run
+          auto it = reset_mechanisms_.find(call.module.path);
+          if (it == reset_mechanisms_.end()) {
+            it = reset_mechanisms_.emplace(call.module.path, reset_mechanism_of(call.object)).first;
+          }
+          reset = it->second;
+        }
+        std::string error;
+        if (spiking && !mem_after.defined()) {
+          error = fmt::format("spiking layer '{}' ({}) has no tensor attribute 'mem'",
+                              call.module.path, call.module.type_name);
+        }
+        ActivationCall event{call.module.path,
+                             call.module.type_name,
+                             output,
+                             spiking,
+                             (mem_after.defined() && before != nullptr) ? before : nullptr,
+                             mem_after.defined() ? &mem_after : nullptr,
+                             reset,
+                             error};
+        dispatch_activation(event);
+      }));
+}
+
+// A model without submodules (frozen, inlined): activation layers by the operators that stand
+// for their classes.
+void LayerProbe::hook_activation_operators(const LayerSetup& setup) {
+  std::vector<std::string> ops;
+  std::vector<std::string> unmapped;
+  for (const auto& type : setup.activation_types) {
+    const auto it = activation_operators().find(type);
+    if (it == activation_operators().end()) {
+      unmapped.push_back(type);
+    } else {
+      ops.insert(ops.end(), it->second.begin(), it->second.end());
+    }
+  }
+  warnings_.push_back(fmt::format(
+      "{} has no submodules (a frozen or inlined model): activation layers are found by "
+      "their operators ({}), named by operator and position, not by module path",
+      model_.describe(), join(ops)));
+  if (!unmapped.empty()) {
+    warnings_.push_back(fmt::format(
+        "activation classes {} cannot be found in an inlined model (no operator stands for "
+        "them)",
+        join(unmapped)));
+  }
+  if (!ops.empty()) {
+    OperatorSelector where{ops, {}, /*after=*/true};
+    handles_.push_back(model_.register_operator_hook(where, [this](const OperatorCall& call) {
+      if (call.output == nullptr || !call.output->isTensor()) return;
+      const torch::Tensor& output = call.output->toTensor();
+      ActivationCall event{call.site, call.op, output, false, nullptr, nullptr, {}, {}};
+      dispatch_activation(event);
+    }));
   }
 }
 

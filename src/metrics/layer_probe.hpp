@@ -27,6 +27,8 @@ class LayerProbe {
   [[nodiscard]] const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
+  void hook_activation_modules(const LayerSetup& setup, const std::vector<ModuleInfo>& modules);
+  void hook_activation_operators(const LayerSetup& setup);
   void dispatch_activation(const ActivationCall& call);
   void dispatch_connection(const ConnectionCall& call);
   void dispatch_operator(const OperatorCall& call);
