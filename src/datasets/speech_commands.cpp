@@ -221,6 +221,102 @@ LongClips long_clips_from_string(std::string_view name) {
       fmt::format("unknown long_clips '{}' (error or truncate)", detail::printable(name, 60)));
 }
 
+namespace {
+
+// A clip found while indexing: its path, its label, and where it came from for messages.
+struct PendingClip {
+  std::string path;
+  std::string relative;  // for the digest
+  int32_t label;
+  std::string where;  // "LIST line N: " for a listed clip, "" for a walked one
+};
+
+// The validation or testing subset: the clips its list names, in the list's order.
+std::vector<PendingClip> listed_clips(const fs::path& folder, SpeechCommandsSubset subset,
+                                      const std::map<std::string, int32_t>& label_number) {
+  const std::string root = folder.string();
+  std::vector<PendingClip> clips;
+  const fs::path list = folder / list_name(subset);
+  std::vector<ListedPath> lines;
+  try {
+    lines = read_list(list);
+  } catch (const InputError& e) {
+    throw InputError(
+        fmt::format("{} (the '{}' subset is the clips it lists)", e.what(), to_string(subset)));
+  }
+  for (const ListedPath& line : lines) {
+    const std::string where = fmt::format("{} line {}: ", list.string(), line.line);
+    if (line.text.empty()) {
+      throw InputError(where +
+                       "an empty line; expected the path of a clip, such as "
+                       "yes/0a7c2a8d_nohash_0.wav");
+    }
+    std::string full = python_normpath(python_join(root, line.text));
+    const std::string label = parent_name(full);
+    const auto it = label_number.find(label);
+    if (it == label_number.end()) {
+      throw InputError(fmt::format(
+          "{}'{}' is in folder '{}', which is not a label (the labels are the release's "
+          "folders but {} and hidden ones)",
+          where, detail::printable(line.text, 100), detail::printable(label, 60), kNoiseFolder));
+    }
+    clips.push_back({std::move(full), line.text, it->second, where});
+  }
+  return clips;
+}
+
+// The training subset or all clips: the release's clips walked as torchaudio walks them.
+std::vector<PendingClip> walked_clips(const fs::path& folder, SpeechCommandsSubset subset,
+                                      const std::map<std::string, int32_t>& label_number) {
+  const std::string root = folder.string();
+  std::vector<PendingClip> clips;
+  // torchaudio: sorted(str(p) for p in Path(root).glob("*/*.wav")), its filter on the path,
+  // and for training the lists' paths left out, compared normalised. Hidden folders are not
+  // walked: NeuroBench's labels leave them out, so their clips would have no label.
+  std::set<std::string> excluded;
+  if (subset == SpeechCommandsSubset::Training) {
+    for (const char* name : {kValidationList, kTestingList}) {
+      std::vector<ListedPath> lines;
+      try {
+        lines = read_list(folder / name);
+      } catch (const InputError& e) {
+        throw InputError(
+            fmt::format("{} (the 'training' subset is every clip that neither {} "
+                        "nor {} lists)",
+                        e.what(), kValidationList, kTestingList));
+      }
+      for (const ListedPath& line : lines) {
+        excluded.insert(python_normpath(python_join(root, line.text)));
+      }
+    }
+  }
+  std::vector<std::string> walked;
+  for (const std::string& dir : entries(folder, /*folders_only=*/true)) {
+    if (hidden(dir)) continue;
+    for (const std::string& name : entries(folder / dir, /*folders_only=*/false)) {
+      const std::string relative = dir + "/" + name;
+      if (!detail::ends_with(name, ".wav") || relative.find(kHashDivider) == std::string::npos ||
+          relative.find(kNoiseFolder) != std::string::npos) {
+        continue;
+      }
+      walked.push_back(relative);
+    }
+  }
+  std::sort(walked.begin(), walked.end());  // bytewise: Python's order for UTF-8 names
+  for (std::string& relative : walked) {
+    std::string full = python_join(root, relative);
+    if (excluded.count(python_normpath(full)) != 0) continue;
+    const auto label = label_number.find(relative.substr(0, relative.find('/')));
+    if (label == label_number.end()) {  // a folder made while the release was walked
+      throw InputError(fmt::format("{}: a folder that appeared while {} was indexed", full, root));
+    }
+    clips.push_back({std::move(full), std::move(relative), label->second, ""});
+  }
+  return clips;
+}
+
+}  // namespace
+
 SpeechCommands::SpeechCommands(const fs::path& path, SpeechCommandsSubset subset,
                                SpeechCommandsOptions options)
     : folder_(find_release(path)), subset_(subset), options_(options) {
@@ -229,89 +325,11 @@ SpeechCommands::SpeechCommands(const fs::path& path, SpeechCommandsSubset subset
   for (std::size_t i = 0; i < labels_.size(); ++i) {
     label_number[labels_[i]] = static_cast<int32_t>(i);
   }
-  const std::string root = folder_.string();
 
-  // What each clip is: its path, its label, and where it came from for messages.
-  struct Pending {
-    std::string path;
-    std::string relative;  // for the digest
-    int32_t label;
-    std::string where;  // "LIST line N: " for a listed clip, "" for a walked one
-  };
-  std::vector<Pending> pending;
-
-  if (subset == SpeechCommandsSubset::Validation || subset == SpeechCommandsSubset::Testing) {
-    const fs::path list = folder_ / list_name(subset);
-    std::vector<ListedPath> lines;
-    try {
-      lines = read_list(list);
-    } catch (const InputError& e) {
-      throw InputError(
-          fmt::format("{} (the '{}' subset is the clips it lists)", e.what(), to_string(subset)));
-    }
-    for (const ListedPath& line : lines) {
-      const std::string where = fmt::format("{} line {}: ", list.string(), line.line);
-      if (line.text.empty()) {
-        throw InputError(where +
-                         "an empty line; expected the path of a clip, such as "
-                         "yes/0a7c2a8d_nohash_0.wav");
-      }
-      std::string full = python_normpath(python_join(root, line.text));
-      const std::string label = parent_name(full);
-      const auto it = label_number.find(label);
-      if (it == label_number.end()) {
-        throw InputError(fmt::format(
-            "{}'{}' is in folder '{}', which is not a label (the labels are the release's "
-            "folders but {} and hidden ones)",
-            where, detail::printable(line.text, 100), detail::printable(label, 60), kNoiseFolder));
-      }
-      pending.push_back({std::move(full), line.text, it->second, where});
-    }
-  } else {
-    // torchaudio: sorted(str(p) for p in Path(root).glob("*/*.wav")), its filter on the path,
-    // and for training the lists' paths left out, compared normalised. Hidden folders are not
-    // walked: NeuroBench's labels leave them out, so their clips would have no label.
-    std::set<std::string> excluded;
-    if (subset == SpeechCommandsSubset::Training) {
-      for (const char* name : {kValidationList, kTestingList}) {
-        std::vector<ListedPath> lines;
-        try {
-          lines = read_list(folder_ / name);
-        } catch (const InputError& e) {
-          throw InputError(
-              fmt::format("{} (the 'training' subset is every clip that neither {} "
-                          "nor {} lists)",
-                          e.what(), kValidationList, kTestingList));
-        }
-        for (const ListedPath& line : lines) {
-          excluded.insert(python_normpath(python_join(root, line.text)));
-        }
-      }
-    }
-    std::vector<std::string> walked;
-    for (const std::string& dir : entries(folder_, /*folders_only=*/true)) {
-      if (hidden(dir)) continue;
-      for (const std::string& name : entries(folder_ / dir, /*folders_only=*/false)) {
-        const std::string relative = dir + "/" + name;
-        if (!detail::ends_with(name, ".wav") || relative.find(kHashDivider) == std::string::npos ||
-            relative.find(kNoiseFolder) != std::string::npos) {
-          continue;
-        }
-        walked.push_back(relative);
-      }
-    }
-    std::sort(walked.begin(), walked.end());  // bytewise: Python's order for UTF-8 names
-    for (std::string& relative : walked) {
-      std::string full = python_join(root, relative);
-      if (excluded.count(python_normpath(full)) != 0) continue;
-      const auto label = label_number.find(relative.substr(0, relative.find('/')));
-      if (label == label_number.end()) {  // a folder made while the release was walked
-        throw InputError(
-            fmt::format("{}: a folder that appeared while {} was indexed", full, root));
-      }
-      pending.push_back({std::move(full), std::move(relative), label->second, ""});
-    }
-  }
+  std::vector<PendingClip> pending =
+      subset == SpeechCommandsSubset::Validation || subset == SpeechCommandsSubset::Testing
+          ? listed_clips(folder_, subset, label_number)
+          : walked_clips(folder_, subset, label_number);
 
   // Every clip's header, once: a bad file is found now rather than hours into a run.
   detail::Sha256 digest;
@@ -325,7 +343,7 @@ SpeechCommands::SpeechCommands(const fs::path& path, SpeechCommandsSubset subset
   clips_.reserve(pending.size());
   detail::Progress progress(!options_.quiet, pending.size(), "files indexed");
   for (std::size_t i = 0; i < pending.size(); ++i) {
-    Pending& p = pending[i];
+    PendingClip& p = pending[i];
     WavInfo info;
     try {
       info = read_wav_info(p.path);
