@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Checks that src/ mirrors include/ and that sources stay small (docs/design.md).
+
+- Every function declared in a public header include/neurobench/X/y.hpp and defined in src/
+  is defined in src/X/y.cpp or src/X/y_*.cpp (a header split over several files). A header at
+  the top, include/neurobench/y.hpp, is implemented in src/y.cpp, src/y_*.cpp, or the folder
+  src/y/ when it is a layer of its own (device, distributed); the run's headers (benchmark.hpp,
+  prepared_run.hpp) in src/runtime/ (ROOT_HEADER_FOLDERS);
+- no file in src/ is over 600 lines and no function over 120 lines.
+
+Declarations and definitions come from Universal Ctags (`ctags`), which reads the code without
+compiling it: names are matched with their enclosing class or namespace. Prints each mismatch
+and exits 1 when there is any; exits 77 (skipped) without ctags.
+
+Usage: check_layout.py [ROOT] [--list]  (--list: every header with the files that implement it)
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+# Headers at the top of include/neurobench/ implemented in a folder not named after them.
+ROOT_HEADER_FOLDERS = {
+    "include/neurobench/benchmark.hpp": "src/runtime/",
+    "include/neurobench/prepared_run.hpp": "src/runtime/",
+}
+MAX_FILE_LINES = 600
+MAX_FUNCTION_LINES = 120
+CTAGS = None
+FUNCTION_KINDS = {"function"}
+DECLARATION_KINDS = {"prototype", "function", "class", "struct", "enum", "member", "typedef",
+                     "alias", "variable", "externvar"}
+
+
+def ctags_program():
+    """Universal Ctags (JSON output), under either of its Debian names; None without it."""
+    for name in ("ctags-universal", "ctags"):
+        path = shutil.which(name)
+        if path and "Universal Ctags" in subprocess.run(
+                [path, "--version"], capture_output=True, text=True).stdout:
+            return path
+    return None
+
+
+def ctags(paths):
+    """Every tag of `paths` as dicts (name, kind, scope, line, end, path)."""
+    out = subprocess.run(
+        [CTAGS, "--output-format=json", "--language-force=c++", "--c++-kinds=+p+x",
+         "--fields=+neKsS", "-o", "-"] + paths,
+        check=True, capture_output=True, text=True).stdout
+    tags = []
+    for line in out.splitlines():
+        tag = json.loads(line)
+        if tag.get("_type") == "tag":
+            tags.append(tag)
+    return tags
+
+
+def qualified(tag):
+    """`scope::name` without the leading `neurobench::` namespaces, for matching."""
+    scope = tag.get("scope", "")
+    name = tag["name"]
+    full = f"{scope}::{name}" if scope else name
+    full = re.sub(r"<[^<>]*>", "", full)
+    return full[len("neurobench::"):] if full.startswith("neurobench::") else full
+
+
+def expected_sources(header):
+    """include/neurobench/X/y.hpp -> (src/X/y.cpp, src/X/y_), and the folders a header at the
+    top may use instead."""
+    rel = os.path.relpath(header, "include/neurobench")
+    stem = os.path.splitext(rel)[0]
+    folders = []
+    if os.path.dirname(rel) == "":
+        folders.append(os.path.join("src", stem) + "/")
+        if header in ROOT_HEADER_FOLDERS:
+            folders.append(ROOT_HEADER_FOLDERS[header])
+    return os.path.join("src", stem + ".cpp"), os.path.join("src", stem + "_"), folders
+
+
+def walk(root, top, suffixes):
+    found = []
+    for folder, _, files in os.walk(os.path.join(root, top)):
+        for f in sorted(files):
+            if f.endswith(suffixes):
+                found.append(os.path.relpath(os.path.join(folder, f), root))
+    return sorted(found)
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    list_all = "--list" in sys.argv
+    root = args[0] if args else os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))
+    global CTAGS
+    CTAGS = ctags_program()
+    if CTAGS is None:
+        print("Universal Ctags not found (Debian: universal-ctags): skipped")
+        return 77
+    os.chdir(root)
+    headers = walk(root, "include/neurobench", (".hpp",))
+    sources = walk(root, "src", (".cpp", ".hpp"))
+    problems = []
+
+    # Which public header declares each qualified name (a name declared in several headers,
+    # an overload set split over headers, is left out of the check).
+    declared = {}
+    for tag in ctags(headers):
+        if tag["kind"] in DECLARATION_KINDS:
+            declared.setdefault(qualified(tag), set()).add(tag["path"])
+
+    implemented = {h: set() for h in headers}
+    for tag in ctags([s for s in sources if s.endswith(".cpp")]):
+        if tag["kind"] not in FUNCTION_KINDS:
+            continue
+        headers_of = declared.get(qualified(tag), set())
+        if len(headers_of) != 1:
+            continue
+        header = next(iter(headers_of))
+        implemented[header].add(tag["path"])
+        exact, prefix, folders = expected_sources(header)
+        if tag["path"] == exact or tag["path"].startswith(prefix):
+            continue
+        if any(tag["path"].startswith(folder) for folder in folders):
+            continue
+        problems.append(f"{tag['path']}:{tag['line']}: {qualified(tag)} is declared in "
+                        f"{header}; expected in {exact} (or {prefix}*.cpp)")
+
+    for path in sources:
+        with open(path, encoding="utf-8") as f:
+            lines = sum(1 for _ in f)
+        if lines > MAX_FILE_LINES:
+            problems.append(f"{path}: {lines} lines (at most {MAX_FILE_LINES})")
+    for tag in ctags(sources):
+        if tag["kind"] in FUNCTION_KINDS and "end" in tag:
+            length = tag["end"] - tag["line"] + 1
+            if length > MAX_FUNCTION_LINES:
+                problems.append(f"{tag['path']}:{tag['line']}: {qualified(tag)} is {length} "
+                                f"lines (at most {MAX_FUNCTION_LINES})")
+
+    if list_all:
+        for header in headers:
+            print(f"{header}: {', '.join(sorted(implemented[header])) or '-'}")
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
