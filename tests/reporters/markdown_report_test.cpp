@@ -36,7 +36,7 @@ TEST_CASE("the Markdown report has NeuroBench's leaderboard columns, then the ot
       "|:---|:---|---:|---:|---:|\n"
       "| Latency.batch_p90_ms | ms | 2 | 2.5 | +0.5 (+25.0%, worse) |\n"
       "| Latency.runs | count | 100 | 100 | 0 (0%) |\n"
-      "| MSE |  | n/a | failed | n/a |\n"
+      "| MSE | squared target units | n/a | failed | n/a |\n"
       "\n"
       "- **base**: timings over 100 runs\n"
       "- **new\\|&lt;pr&gt;**: AMD EPYC 7B13, 1 thread, LibTorch 1.13.1, commit a59dbaa (dirty), "
