@@ -58,4 +58,8 @@ void add_primate_reaching_kind(DatasetKinds& kinds);
 /// Adds `wisdm`: NeuroBench's WISDM activity recognition file (src/datasets/wisdm_kind.cpp).
 void add_wisdm_kind(DatasetKinds& kinds);
 
+/// Adds `thor-eeg-mi`: NeuroBench's THOR EEG motor imagery files
+/// (src/datasets/thor_eeg_mi_kind.cpp).
+void add_thor_eeg_mi_kind(DatasetKinds& kinds);
+
 }  // namespace neurobench::detail

@@ -100,6 +100,7 @@ DatasetKinds& dataset_kinds() {
     detail::add_dvs_gesture_kind(k);
     detail::add_primate_reaching_kind(k);
     detail::add_wisdm_kind(k);
+    detail::add_thor_eeg_mi_kind(k);
     return k;
   }();
   detail::check_registration_errors();
