@@ -11,9 +11,12 @@
 #include <neurobench/device.hpp>
 #include <neurobench/distributed.hpp>
 #include <neurobench/environment.hpp>
+#include <neurobench/export.hpp>
 #include <neurobench/metrics/metric.hpp>
 #include <neurobench/metrics/timing.hpp>
 #include <neurobench/processors/processors.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -150,3 +153,4 @@ class Benchmark {
 };
 
 }  // namespace neurobench
+NEUROBENCH_API_END

@@ -5,6 +5,10 @@
 #include <string_view>
 #include <vector>
 
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
+
 namespace neurobench {
 
 /// An optional part of neurobench-cpp, built where what it needs was found when it was
@@ -32,3 +36,4 @@ struct Component {
 void require_component(std::string_view name, std::string_view what);
 
 }  // namespace neurobench
+NEUROBENCH_API_END

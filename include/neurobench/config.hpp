@@ -12,8 +12,11 @@
 #include <neurobench/benchmark.hpp>
 #include <neurobench/data/dataloader.hpp>
 #include <neurobench/datasets/kinds.hpp>
+#include <neurobench/export.hpp>
 #include <neurobench/json.hpp>
 #include <neurobench/metrics/metric.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -194,3 +197,4 @@ struct BenchmarkConfig {
 [[nodiscard]] Json parse_options(std::string_view text, std::string_view what);
 
 }  // namespace neurobench
+NEUROBENCH_API_END

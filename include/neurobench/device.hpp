@@ -10,6 +10,10 @@
 
 #include <c10/core/Device.h>
 
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
+
 namespace neurobench {
 
 /// Parses a device as `--device` and a config's `device` write it:
@@ -85,3 +89,4 @@ struct GpuInfo {
 [[nodiscard]] std::optional<GpuInfo> gpu_info(const c10::Device& device);
 
 }  // namespace neurobench
+NEUROBENCH_API_END

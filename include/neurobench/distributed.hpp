@@ -13,6 +13,9 @@
 #include <c10/core/Device.h>
 
 #include <neurobench/errors.hpp>
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -105,3 +108,4 @@ class ProcessGroup {
 };
 
 }  // namespace neurobench
+NEUROBENCH_API_END

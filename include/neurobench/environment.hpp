@@ -7,6 +7,9 @@
 #include <vector>
 
 #include <neurobench/device.hpp>
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -64,3 +67,4 @@ struct Environment {
 [[nodiscard]] Environment capture_environment(const c10::Device& device = c10::kCPU);
 
 }  // namespace neurobench
+NEUROBENCH_API_END

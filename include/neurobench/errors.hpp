@@ -7,6 +7,10 @@
 #include <stdexcept>
 #include <string>
 
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
+
 namespace neurobench {
 
 /// Base of every exception neurobench throws on purpose.
@@ -106,3 +110,4 @@ struct ErrorReport {
 [[nodiscard]] int report_errors(const std::function<int()>& body, std::ostream& err);
 
 }  // namespace neurobench
+NEUROBENCH_API_END

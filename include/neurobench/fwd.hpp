@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
+
 /// Forward declarations of the public types, for headers that only name them.
 namespace neurobench {
 
@@ -21,3 +25,4 @@ struct ModuleCall;
 struct OperatorCall;
 
 }  // namespace neurobench
+NEUROBENCH_API_END

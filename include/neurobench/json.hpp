@@ -3,6 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
+
 namespace neurobench {
 
 /// Results, metric values, options and configs: JSON objects that keep their keys in
@@ -10,3 +14,4 @@ namespace neurobench {
 using Json = nlohmann::ordered_json;
 
 }  // namespace neurobench
+NEUROBENCH_API_END

@@ -18,6 +18,7 @@
 #include <neurobench/device.hpp>
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
+#include <neurobench/export.hpp>
 #include <neurobench/fwd.hpp>
 #include <neurobench/io/idx.hpp>
 #include <neurobench/io/npy.hpp>

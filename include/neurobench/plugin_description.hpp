@@ -4,7 +4,10 @@
 #include <string>
 #include <vector>
 
+#include <neurobench/export.hpp>
 #include <neurobench/json.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -30,3 +33,4 @@ struct PluginDescription {
 };
 
 }  // namespace neurobench
+NEUROBENCH_API_END

@@ -5,6 +5,10 @@
 #include <string>
 #include <vector>
 
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
+
 namespace neurobench {
 
 /// A shared library of metrics, processors and data set kinds loaded at run time (`neurobench
@@ -30,3 +34,4 @@ LoadedPlugin load_plugin(const std::filesystem::path& path);
 std::vector<LoadedPlugin> load_plugins_from_environment();
 
 }  // namespace neurobench
+NEUROBENCH_API_END

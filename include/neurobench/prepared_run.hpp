@@ -7,7 +7,10 @@
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/config.hpp>
+#include <neurobench/export.hpp>
 #include <neurobench/fwd.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -96,3 +99,4 @@ class PreparedRun {
 };
 
 }  // namespace neurobench
+NEUROBENCH_API_END

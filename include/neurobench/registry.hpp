@@ -10,8 +10,11 @@
 #include <vector>
 
 #include <neurobench/errors.hpp>
+#include <neurobench/export.hpp>
 #include <neurobench/json.hpp>
 #include <neurobench/plugin_description.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -186,3 +189,4 @@ class Registry {
 };
 
 }  // namespace neurobench
+NEUROBENCH_API_END

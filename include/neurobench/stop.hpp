@@ -5,6 +5,10 @@
 
 #include <string_view>
 
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
+
 namespace neurobench {
 
 /// Asks the running Benchmark::run(), in any thread, to stop: it finishes the batch (or timed
@@ -41,3 +45,4 @@ void throw_if_stop_requested(std::string_view where);
 void stop_on_signals();
 
 }  // namespace neurobench
+NEUROBENCH_API_END

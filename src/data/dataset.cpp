@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include <fmt/format.h>
+#include <torch/script.h>
 
 #include <neurobench/errors.hpp>
 #include <neurobench/io/npz.hpp>

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <torch/script.h>
 
 #include <neurobench/errors.hpp>
 #include <neurobench/events/denoise.hpp>

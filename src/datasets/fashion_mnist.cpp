@@ -7,6 +7,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <torch/script.h>
 
 #include <neurobench/errors.hpp>
 #include <neurobench/io/idx.hpp>

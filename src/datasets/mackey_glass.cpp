@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <torch/script.h>
 
 #include <neurobench/errors.hpp>
 #include <neurobench/io/npy.hpp>

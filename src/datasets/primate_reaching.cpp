@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <torch/script.h>
 
 #include <neurobench/errors.hpp>
 

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <torch/script.h>
 
 #include <neurobench/errors.hpp>
 #include <neurobench/io/wav.hpp>

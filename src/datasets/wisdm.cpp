@@ -9,6 +9,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <torch/script.h>
 
 #include <neurobench/errors.hpp>
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <torch/script.h>
 
 #include <neurobench/errors.hpp>
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <neurobench/io/idx.hpp>
 
+#include <torch/script.h>
 #include <zlib.h>
 
 #include <cerrno>

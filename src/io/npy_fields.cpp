@@ -8,6 +8,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <torch/script.h>
 
 #include <neurobench/errors.hpp>
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <torch/script.h>
 #include <zip.h>
 
 #include <neurobench/errors.hpp>

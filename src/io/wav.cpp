@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 #include <sndfile.h>
+#include <torch/script.h>
 
 #include <neurobench/errors.hpp>
 

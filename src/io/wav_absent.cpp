@@ -3,6 +3,8 @@
 // says that the component is missing and what it needs (exit 2 from the command line).
 #include <neurobench/io/wav.hpp>
 
+#include <torch/script.h>
+
 #include <neurobench/components.hpp>
 #include <neurobench/errors.hpp>
 

@@ -4,6 +4,7 @@
 #include <neurobench/processors/audio.hpp>
 
 #include <fmt/format.h>
+#include <torch/script.h>
 
 #include <neurobench/errors.hpp>
 

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <torch/script.h>
 
 #include <neurobench/processors/encoders.hpp>
 #include <neurobench/errors.hpp>

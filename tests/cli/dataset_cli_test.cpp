@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <torch/script.h>
 
 #include <neurobench/io/npz.hpp>
 

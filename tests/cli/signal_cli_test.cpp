@@ -3,6 +3,7 @@
 // results file, says what it interrupted, and exits 130 or 143.
 #include <signal.h>
 #include <sys/wait.h>
+#include <torch/script.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>

@@ -2,6 +2,7 @@
 #include <neurobench/data/dataset.hpp>
 
 #include <catch2/catch.hpp>
+#include <torch/script.h>
 
 #include <neurobench/data/dataloader.hpp>
 #include <neurobench/errors.hpp>

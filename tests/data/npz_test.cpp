@@ -4,6 +4,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <torch/script.h>
 
 #include "support.hpp"
 

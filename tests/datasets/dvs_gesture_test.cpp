@@ -12,6 +12,7 @@
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <torch/script.h>
 
 #include <neurobench/datasets/kinds.hpp>
 #include <neurobench/errors.hpp>

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <torch/script.h>
 
 #include <neurobench/errors.hpp>
 

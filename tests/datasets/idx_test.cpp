@@ -2,6 +2,7 @@
 #include <neurobench/datasets/idx.hpp>
 
 #include <catch2/catch.hpp>
+#include <torch/script.h>
 
 #include <neurobench/errors.hpp>
 

@@ -3,6 +3,7 @@
 #include <neurobench/datasets/kinds.hpp>
 
 #include <catch2/catch.hpp>
+#include <torch/script.h>
 
 #include <neurobench/datasets/speech_commands.hpp>
 #include <neurobench/errors.hpp>

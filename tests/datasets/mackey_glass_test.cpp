@@ -5,6 +5,7 @@
 #include <limits>
 
 #include <catch2/catch.hpp>
+#include <torch/script.h>
 
 #include <neurobench/errors.hpp>
 #include <neurobench/io/npy.hpp>

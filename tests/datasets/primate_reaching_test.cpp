@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 #include <limits>
+#include <torch/script.h>
 
 #include <catch2/catch.hpp>
 

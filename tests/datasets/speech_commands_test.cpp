@@ -4,6 +4,7 @@
 #include <neurobench/datasets/speech_commands.hpp>
 
 #include <catch2/catch.hpp>
+#include <torch/script.h>
 
 #include <neurobench/errors.hpp>
 

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include <catch2/catch.hpp>
+#include <torch/script.h>
 
 #include <neurobench/datasets/kinds.hpp>
 #include <neurobench/errors.hpp>

@@ -6,6 +6,7 @@
 #include <neurobench/events/to_frame.hpp>
 
 #include <catch2/catch.hpp>
+#include <torch/script.h>
 
 #include <neurobench/errors.hpp>
 

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include <catch2/catch.hpp>
+#include <torch/script.h>
 
 #include <neurobench/errors.hpp>
 #include <neurobench/io/npy.hpp>

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <torch/script.h>
 
 namespace neurobench::test {
 

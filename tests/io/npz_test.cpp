@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <torch/script.h>
 
 #include <neurobench/errors.hpp>
 #include <neurobench/io/npy.hpp>

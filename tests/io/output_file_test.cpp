@@ -2,6 +2,7 @@
 #include <neurobench/io/output_file.hpp>
 
 #include <sys/stat.h>
+#include <torch/script.h>
 
 #include <catch2/catch.hpp>
 

@@ -4,6 +4,7 @@
 #include <neurobench/io/wav.hpp>
 
 #include <catch2/catch.hpp>
+#include <torch/script.h>
 
 #include <neurobench/errors.hpp>
 

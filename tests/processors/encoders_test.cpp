@@ -6,6 +6,7 @@
 #include <neurobench/processors/encoders.hpp>
 
 #include <catch2/catch.hpp>
+#include <torch/script.h>
 
 #include <cmath>
 #include <fstream>

@@ -7,7 +7,12 @@
   the top, include/neurobench/y.hpp, is implemented in src/y.cpp, src/y_*.cpp, or the folder
   src/y/ when it is a layer of its own (device, distributed); the run's headers (benchmark.hpp,
   prepared_run.hpp) in src/runtime/ (ROOT_HEADER_FOLDERS);
-- no file in src/ is over 600 lines and no function over 120 lines.
+- no file in src/ is over 600 lines and no function over 120 lines;
+- every public header declares its names between NEUROBENCH_API_BEGIN and NEUROBENCH_API_END
+  (include/neurobench/export.hpp), so that the shared library exports them, after its includes;
+- the command line (src/cli/) and the suite (src/suite/) include no private header of the
+  library but those of neurobench_support (CMakeLists.txt), which they link themselves: the
+  shared library exports only the public API.
 
 Declarations and definitions come from Universal Ctags (`ctags`), which reads the code without
 compiling it: names are matched with their enclosing class or namespace. Prints each mismatch
@@ -90,6 +95,58 @@ def walk(root, top, suffixes):
     return sorted(found)
 
 
+def export_problems(header):
+    """What is wrong with `header`'s NEUROBENCH_API_BEGIN / END block (empty list: nothing)."""
+    with open(header, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    namespaces = [i for i, line in enumerate(lines) if line.startswith("namespace ")]
+    if not namespaces:
+        return []
+    begin = [i for i, line in enumerate(lines) if line.strip() == "NEUROBENCH_API_BEGIN"]
+    end = [i for i, line in enumerate(lines) if line.strip() == "NEUROBENCH_API_END"]
+    if len(begin) != 1 or len(end) != 1:
+        return [f"{header}: its declarations are not between one NEUROBENCH_API_BEGIN and one "
+                "NEUROBENCH_API_END (include/neurobench/export.hpp): the library would not "
+                "export them"]
+    problems = []
+    if not begin[0] < namespaces[0] or not end[0] > namespaces[-1]:
+        problems.append(f"{header}: a namespace lies outside NEUROBENCH_API_BEGIN / END")
+    if any(line.startswith("#include") for line in lines[begin[0]:end[0]]):
+        problems.append(f"{header}: an #include between NEUROBENCH_API_BEGIN and END")
+    return problems
+
+
+def support_headers(root):
+    """The private headers of neurobench_support (its sources in CMakeLists.txt, as .hpp)."""
+    with open(os.path.join(root, "CMakeLists.txt"), encoding="utf-8") as f:
+        text = f.read()
+    block = re.search(r"add_library\(neurobench_support STATIC(.*?)\)", text, re.S)
+    if block is None:
+        return None
+    return {os.path.splitext(os.path.relpath(src, "src"))[0] + ".hpp"
+            for src in block.group(1).split()}
+
+
+def reach_problems(root, sources):
+    """Private library headers included by the command line or the suite."""
+    allowed = support_headers(root)
+    if allowed is None:
+        return ["CMakeLists.txt: no add_library(neurobench_support STATIC ...)"]
+    problems = []
+    for path in sources:
+        if not path.startswith(("src/cli/", "src/suite/")):
+            continue
+        with open(path, encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                m = re.match(r'#include "([^"]+)"', line)
+                if not m or m.group(1).startswith(("cli/", "suite/")) or m.group(1) in allowed:
+                    continue
+                problems.append(f"{path}:{number}: includes the library's private header "
+                                f"{m.group(1)}: the shared library does not export it (use the "
+                                "public API, or move the helper into neurobench_support)")
+    return problems
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     list_all = "--list" in sys.argv
@@ -128,6 +185,10 @@ def main():
             continue
         problems.append(f"{tag['path']}:{tag['line']}: {qualified(tag)} is declared in "
                         f"{header}; expected in {exact} (or {prefix}*.cpp)")
+
+    for header in headers:
+        problems += export_problems(header)
+    problems += reach_problems(root, sources)
 
     for path in sources:
         with open(path, encoding="utf-8") as f:

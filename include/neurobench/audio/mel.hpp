@@ -5,9 +5,12 @@
 #include <optional>
 #include <string_view>
 
-#include <torch/script.h>
+#include <ATen/core/Tensor.h>
 
 #include <neurobench/audio/spectrogram.hpp>
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench::audio {
 
@@ -50,7 +53,7 @@ struct MelScaleOptions {
 /// from f_min to f_max converted back to Hz, filter m rising from point m to m + 1 and falling
 /// to m + 2 (formula in docs/audio.md). Throws UsageError for invalid options, n_freqs < 1 or
 /// more than 2^26 weights.
-[[nodiscard]] torch::Tensor mel_filter_bank(int64_t n_freqs, const MelScaleOptions& options);
+[[nodiscard]] at::Tensor mel_filter_bank(int64_t n_freqs, const MelScaleOptions& options);
 
 /// Settings of a mel spectrogram (torchaudio's `MelSpectrogram`): a spectrogram, then the mel
 /// filter bank. Defaults: n_fft 400, hop 200, Hann window, centred with reflect padding, power
@@ -74,7 +77,7 @@ struct MelSpectrogramOptions {
 /// options.spectrogram.hop_length = 80;
 /// options.mel.n_mels = 20;
 /// neurobench::audio::MelSpectrogram mel(options);
-/// torch::Tensor m = mel(waveforms);  // (batch, 16000) -> (batch, 20, 201)
+/// at::Tensor m = mel(waveforms);  // (batch, 16000) -> (batch, 20, 201)
 /// ```
 class MelSpectrogram {
  public:
@@ -83,21 +86,22 @@ class MelSpectrogram {
   /// The mel spectrogram of `waveform` `(..., time)`: `(..., n_mels, frames)` float32, the
   /// spectrogram's `(..., freq, frames)` times the filter bank as torchaudio's `MelScale`
   /// multiplies them. Throws as audio::spectrogram().
-  [[nodiscard]] torch::Tensor operator()(const torch::Tensor& waveform) const;
+  [[nodiscard]] at::Tensor operator()(const at::Tensor& waveform) const;
   /// The settings.
   [[nodiscard]] const MelSpectrogramOptions& options() const { return options_; }
   /// The filter bank, `(n_freqs, n_mels)` float32.
-  [[nodiscard]] const torch::Tensor& filter_bank() const { return filter_bank_; }
+  [[nodiscard]] const at::Tensor& filter_bank() const { return filter_bank_; }
 
  private:
   MelSpectrogramOptions options_;
   Spectrogram spectrogram_;
-  torch::Tensor filter_bank_;
+  at::Tensor filter_bank_;
 };
 
 /// The mel spectrogram of `waveform` `(..., time)`: `(..., n_mels, frames)` float32 (see
 /// MelSpectrogram; it makes the window and filter bank on every call).
-[[nodiscard]] torch::Tensor mel_spectrogram(const torch::Tensor& waveform,
-                                            const MelSpectrogramOptions& options = {});
+[[nodiscard]] at::Tensor mel_spectrogram(const at::Tensor& waveform,
+                                         const MelSpectrogramOptions& options = {});
 
 }  // namespace neurobench::audio
+NEUROBENCH_API_END

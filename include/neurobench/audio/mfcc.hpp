@@ -5,9 +5,12 @@
 #include <optional>
 #include <string_view>
 
-#include <torch/script.h>
+#include <ATen/core/Tensor.h>
 
 #include <neurobench/audio/mel.hpp>
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench::audio {
 
@@ -35,8 +38,8 @@ struct AmplitudeToDbOptions {
 /// a 3-d `(batch, freq, time)` it is over the whole batch (each clip's floor depends on the
 /// loudest clip of its batch); for 2-d over everything. Throws UsageError for invalid options,
 /// InputError for a non-floating input.
-[[nodiscard]] torch::Tensor amplitude_to_db(const torch::Tensor& x,
-                                            const AmplitudeToDbOptions& options = {});
+[[nodiscard]] at::Tensor amplitude_to_db(const at::Tensor& x,
+                                         const AmplitudeToDbOptions& options = {});
 
 /// Scaling of the DCT matrix (torchaudio's `norm` of `create_dct`).
 enum class DctNorm {
@@ -47,7 +50,7 @@ enum class DctNorm {
 /// The DCT-II matrix `(n_mels, n_mfcc)` float32 of `torchaudio.functional.create_dct`:
 /// entry (n, k) is `cos(pi / n_mels * (n + 0.5) * k)`, scaled by `norm`; the coefficients are
 /// `x (..., n_mels) @ matrix`. Throws UsageError unless 1 <= n_mfcc <= n_mels.
-[[nodiscard]] torch::Tensor dct_matrix(int64_t n_mfcc, int64_t n_mels, DctNorm norm);
+[[nodiscard]] at::Tensor dct_matrix(int64_t n_mfcc, int64_t n_mels, DctNorm norm);
 
 /// Settings of MFCC (torchaudio's `MFCC` defaults: 40 coefficients, DCT-II with orthonormal
 /// scaling, the decibel mel spectrogram with top_db 80).
@@ -72,19 +75,20 @@ class Mfcc {
   /// The coefficients of `waveform` `(..., time)`: `(..., n_mfcc, frames)` float32. The
   /// decibel floor follows amplitude_to_db()'s packing: per item of a `(batch, channel, time)`
   /// waveform, over the whole batch of a `(batch, time)` one. Throws as audio::spectrogram().
-  [[nodiscard]] torch::Tensor operator()(const torch::Tensor& waveform) const;
+  [[nodiscard]] at::Tensor operator()(const at::Tensor& waveform) const;
   /// The settings.
   [[nodiscard]] const MfccOptions& options() const { return options_; }
   /// The DCT matrix, `(n_mels, n_mfcc)` float32.
-  [[nodiscard]] const torch::Tensor& dct() const { return dct_; }
+  [[nodiscard]] const at::Tensor& dct() const { return dct_; }
 
  private:
   MfccOptions options_;
   MelSpectrogram mel_;
-  torch::Tensor dct_;
+  at::Tensor dct_;
 };
 
 /// The MFCC of `waveform` `(..., time)`: `(..., n_mfcc, frames)` float32 (see Mfcc).
-[[nodiscard]] torch::Tensor mfcc(const torch::Tensor& waveform, const MfccOptions& options = {});
+[[nodiscard]] at::Tensor mfcc(const at::Tensor& waveform, const MfccOptions& options = {});
 
 }  // namespace neurobench::audio
+NEUROBENCH_API_END

@@ -4,7 +4,12 @@
 #include <cstdint>
 #include <string_view>
 
-#include <torch/script.h>
+#include <ATen/core/Tensor.h>
+#include <c10/core/ScalarType.h>
+
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench::audio {
 
@@ -28,7 +33,7 @@ struct ResampleOptions {
   /// The dtype the kernel is computed in before it is cast to float32: Double as
   /// `transforms.Resample` (the default), Float as `functional.resample` on a float32 waveform.
   /// The two differ by float rounding only.
-  torch::ScalarType kernel_dtype = torch::kDouble;
+  c10::ScalarType kernel_dtype = c10::kDouble;
 
   /// Throws UsageError naming the field when an option is invalid, or when the kernel
   /// (`new_freq / g` filters of `2 width + orig_freq / g` taps, g the greatest common divisor)
@@ -40,7 +45,7 @@ struct ResampleOptions {
 ///
 /// ```cpp
 /// neurobench::audio::Resampler down({/*orig_freq=*/16000, /*new_freq=*/8000});
-/// torch::Tensor y = down(x);  // (batch, 1, 16000) -> (batch, 1, 8000)
+/// at::Tensor y = down(x);  // (batch, 1, 16000) -> (batch, 1, 8000)
 /// ```
 class Resampler {
  public:
@@ -51,14 +56,14 @@ class Resampler {
   /// zero-padded by `width` on the left and `width + orig_freq` on the right, a strided
   /// convolution with one filter per output phase). Equal rates return the waveform (converted
   /// to float32). Throws InputError for a 0-d or non-floating waveform.
-  [[nodiscard]] torch::Tensor operator()(const torch::Tensor& waveform) const;
+  [[nodiscard]] at::Tensor operator()(const at::Tensor& waveform) const;
   /// Output samples for `length` input samples: `ceil(new_freq * length / orig_freq)`.
   [[nodiscard]] int64_t output_length(int64_t length) const;
   /// The settings.
   [[nodiscard]] const ResampleOptions& options() const { return options_; }
   /// The kernel, `(new_freq / g, 1, 2 * width() + orig_freq / g)` float32 (undefined when the
   /// rates are equal).
-  [[nodiscard]] const torch::Tensor& kernel() const { return kernel_; }
+  [[nodiscard]] const at::Tensor& kernel() const { return kernel_; }
   /// Taps of the filter on each side: `ceil(lowpass_filter_width * orig / (rolloff *
   /// min(orig, new)))` with the reduced rates.
   [[nodiscard]] int64_t width() const { return width_; }
@@ -68,12 +73,12 @@ class Resampler {
   int64_t orig_ = 1;  // rates divided by their gcd
   int64_t new_ = 1;
   int64_t width_ = 0;
-  torch::Tensor kernel_;
+  at::Tensor kernel_;
 };
 
 /// `waveform` `(..., time)` resampled from orig_freq to new_freq (see Resampler; the kernel is
 /// made on every call).
-[[nodiscard]] torch::Tensor resample(const torch::Tensor& waveform,
-                                     const ResampleOptions& options = {});
+[[nodiscard]] at::Tensor resample(const at::Tensor& waveform, const ResampleOptions& options = {});
 
 }  // namespace neurobench::audio
+NEUROBENCH_API_END

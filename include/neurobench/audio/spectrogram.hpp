@@ -5,7 +5,11 @@
 #include <optional>
 #include <string_view>
 
-#include <torch/script.h>
+#include <ATen/core/Tensor.h>
+
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
 
 /// Audio signal processing with torchaudio 0.13's semantics: spectrograms, mel filter banks,
 /// decibels, MFCC, resampling and delta modulation (see docs/audio.md).
@@ -59,8 +63,8 @@ struct SpectrogramOptions {
 /// dtype is converted to float32. Throws UsageError for invalid options, InputError naming the
 /// shape for a 0-d, non-floating or too short waveform (a reflect-padded one needs more than
 /// `n_fft / 2` samples, any other at least `n_fft` after padding).
-[[nodiscard]] torch::Tensor spectrogram(const torch::Tensor& waveform,
-                                        const SpectrogramOptions& options = {});
+[[nodiscard]] at::Tensor spectrogram(const at::Tensor& waveform,
+                                     const SpectrogramOptions& options = {});
 
 /// A spectrogram with its window made once, for many calls with the same options.
 class Spectrogram {
@@ -68,15 +72,16 @@ class Spectrogram {
   /// Checks the options (UsageError) and makes the window.
   explicit Spectrogram(SpectrogramOptions options = {});
   /// As audio::spectrogram(waveform, options()).
-  [[nodiscard]] torch::Tensor operator()(const torch::Tensor& waveform) const;
+  [[nodiscard]] at::Tensor operator()(const at::Tensor& waveform) const;
   /// The settings.
   [[nodiscard]] const SpectrogramOptions& options() const { return options_; }
   /// The window, `(window_length())` float32.
-  [[nodiscard]] const torch::Tensor& window() const { return window_; }
+  [[nodiscard]] const at::Tensor& window() const { return window_; }
 
  private:
   SpectrogramOptions options_;
-  torch::Tensor window_;
+  at::Tensor window_;
 };
 
 }  // namespace neurobench::audio
+NEUROBENCH_API_END

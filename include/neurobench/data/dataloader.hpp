@@ -7,6 +7,9 @@
 #include <vector>
 
 #include <neurobench/data/dataset.hpp>
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -53,3 +56,4 @@ class DataLoader {
 };
 
 }  // namespace neurobench
+NEUROBENCH_API_END

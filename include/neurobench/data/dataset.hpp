@@ -8,18 +8,21 @@
 #include <string>
 #include <vector>
 
-#include <torch/script.h>
+#include <ATen/core/Tensor.h>
 
+#include <neurobench/export.hpp>
 #include <neurobench/io/npz.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
 /// One batch (or one sample): data `(batch, timesteps, features...)`, targets sharing the
 /// batch dimension, and optional named metadata tensors (also batch-first).
 struct Batch {
-  torch::Tensor data;                            ///< Model input.
-  torch::Tensor targets;                         ///< What the predictions are compared with.
-  std::map<std::string, torch::Tensor> extras;   ///< Metadata, e.g. sample ids; may be empty.
+  at::Tensor data;                           ///< Model input.
+  at::Tensor targets;                        ///< What the predictions are compared with.
+  std::map<std::string, at::Tensor> extras;  ///< Metadata, e.g. sample ids; may be empty.
 
   /// Number of samples (the first dimension of `data`).
   [[nodiscard]] int64_t size() const { return data.defined() && data.dim() > 0 ? data.size(0) : 0; }
@@ -52,8 +55,7 @@ class TensorDataset final : public Dataset {
  public:
   /// Throws InputError when `data` and `targets` (or an extra) differ in their first
   /// dimension, or when `data` has no dimensions. `name` is used in messages.
-  TensorDataset(torch::Tensor data, torch::Tensor targets,
-                std::map<std::string, torch::Tensor> extras = {},
+  TensorDataset(at::Tensor data, at::Tensor targets, std::map<std::string, at::Tensor> extras = {},
                 std::string name = "tensor dataset");
 
   /// Loads arrays `data` and `targets` from a NumPy `.npz` file and records the file's
@@ -73,16 +75,17 @@ class TensorDataset final : public Dataset {
   [[nodiscard]] std::optional<std::string> source_sha256() const override;
 
   /// All data.
-  [[nodiscard]] const torch::Tensor& data() const { return data_; }
+  [[nodiscard]] const at::Tensor& data() const { return data_; }
   /// All targets.
-  [[nodiscard]] const torch::Tensor& targets() const { return targets_; }
+  [[nodiscard]] const at::Tensor& targets() const { return targets_; }
 
  private:
-  torch::Tensor data_;
-  torch::Tensor targets_;
-  std::map<std::string, torch::Tensor> extras_;
+  at::Tensor data_;
+  at::Tensor targets_;
+  std::map<std::string, at::Tensor> extras_;
   std::string name_;
   std::optional<std::string> sha256_;
 };
 
 }  // namespace neurobench
+NEUROBENCH_API_END

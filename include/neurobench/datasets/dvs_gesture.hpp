@@ -13,6 +13,9 @@
 #include <neurobench/data/dataset.hpp>
 #include <neurobench/events/events.hpp>
 #include <neurobench/events/to_frame.hpp>
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench::datasets {
 
@@ -114,7 +117,7 @@ class DvsGesture final : public Dataset {
   /// microseconds. Throws as get().
   [[nodiscard]] events::Events events(std::int64_t index) const;
   /// The frames of sample `index`: `(frames, 2, size, size)` float32. Throws as get().
-  [[nodiscard]] torch::Tensor frames(std::int64_t index) const;
+  [[nodiscard]] at::Tensor frames(std::int64_t index) const;
   /// The label of sample `index` (0-10). Throws UsageError for an index out of range.
   [[nodiscard]] std::int64_t label(std::int64_t index) const;
   /// The file sample `index` is read from. Throws UsageError for an index out of range.
@@ -152,3 +155,4 @@ class DvsGesture final : public Dataset {
 };
 
 }  // namespace neurobench::datasets
+NEUROBENCH_API_END

@@ -4,6 +4,9 @@
 #include <filesystem>
 
 #include <neurobench/data/dataset.hpp>
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench::datasets {
 
@@ -40,3 +43,4 @@ enum class FashionMnistSplit {
 [[nodiscard]] TensorDataset fashion_mnist(FashionMnistSplit split);
 
 }  // namespace neurobench::datasets
+NEUROBENCH_API_END

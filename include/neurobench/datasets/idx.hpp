@@ -7,10 +7,14 @@
 // neurobench::datasets::load_idx; new code includes those two.
 
 #include <neurobench/datasets/fashion_mnist.hpp>
+#include <neurobench/export.hpp>
 #include <neurobench/io/idx.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench::datasets {
 
 using neurobench::load_idx;
 
 }  // namespace neurobench::datasets
+NEUROBENCH_API_END

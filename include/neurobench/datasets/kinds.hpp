@@ -11,9 +11,12 @@
 #include <vector>
 
 #include <neurobench/data/dataset.hpp>
+#include <neurobench/export.hpp>
 #include <neurobench/json.hpp>
 #include <neurobench/plugin_description.hpp>
 #include <neurobench/registry.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -154,3 +157,4 @@ bool register_dataset_kind(const char* class_text) noexcept {
       ::neurobench::detail::register_dataset_kind<Class>(#Class)
 
 }  // namespace neurobench
+NEUROBENCH_API_END

@@ -5,9 +5,12 @@
 #include <filesystem>
 #include <string>
 
-#include <torch/script.h>
+#include <ATen/core/Tensor.h>
 
 #include <neurobench/data/dataset.hpp>
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
 
 /// Bundled data sets of NeuroBench tasks.
 namespace neurobench::datasets {
@@ -72,8 +75,8 @@ struct MackeyGlassOptions {
 /// the method and its measured error. Deterministic: the same options give the same bits.
 ///
 /// Throws UsageError for invalid options or a negative `num_points`.
-[[nodiscard]] torch::Tensor mackey_glass_trajectory(const MackeyGlassOptions& options,
-                                                    int64_t num_points);
+[[nodiscard]] at::Tensor mackey_glass_trajectory(const MackeyGlassOptions& options,
+                                                 int64_t num_points);
 
 /// The Mackey-Glass data set of NeuroBench's chaotic function prediction task.
 ///
@@ -96,8 +99,7 @@ class MackeyGlass {
   /// `[offset_points(), offset_points() + total_points())` are used, as float64. `source`
   /// names it in messages. Throws UsageError for invalid options and InputError when the
   /// tensor is not 1-D, not floating-point, too short, or holds a non-finite value there.
-  MackeyGlass(const torch::Tensor& trajectory, const MackeyGlassOptions& options,
-              std::string source);
+  MackeyGlass(const at::Tensor& trajectory, const MackeyGlassOptions& options, std::string source);
 
   /// Loads the trajectory from a NumPy `.npy` file (a 1-D float array such as the reference's
   /// `mg_17.npy`), then as the constructor above. Throws InputError naming the file.
@@ -105,7 +107,7 @@ class MackeyGlass {
                                             const MackeyGlassOptions& options);
 
   /// The padded series, `(bin_window - 1 + total_points, 1)` float64.
-  [[nodiscard]] const torch::Tensor& series() const { return series_; }
+  [[nodiscard]] const at::Tensor& series() const { return series_; }
   /// Training samples: data `(train_points, bin_window, 1)`, targets `(train_points, 1)`.
   [[nodiscard]] TensorDataset train() const;
   /// Test samples: data `(test_points, bin_window, 1)`, targets `(test_points, 1)`.
@@ -121,7 +123,8 @@ class MackeyGlass {
  private:
   MackeyGlassOptions options_;
   std::string source_;
-  torch::Tensor series_;
+  at::Tensor series_;
 };
 
 }  // namespace neurobench::datasets
+NEUROBENCH_API_END

@@ -10,6 +10,9 @@
 #include <vector>
 
 #include <neurobench/data/dataset.hpp>  // with kDefaultMaxArrayBytes (io/npz.hpp)
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench::datasets {
 
@@ -142,7 +145,7 @@ class PrimateReaching final : public Dataset {
   int64_t ratio_ = 1;                 // steps per binning window
   int64_t window_columns_ = 0;        // NeuroBench's samples.shape[1] (after the delay)
   std::vector<std::uint8_t> spikes_;  // (steps, channels) 0/1, before the windowing
-  torch::Tensor velocity_;            // (2, columns) float32, the delay applied
+  at::Tensor velocity_;               // (2, columns) float32, the delay applied
   std::vector<std::pair<int64_t, int64_t>> segments_;
   std::vector<int64_t> steps_;
   int64_t dropped_ = 0;
@@ -150,3 +153,4 @@ class PrimateReaching final : public Dataset {
 };
 
 }  // namespace neurobench::datasets
+NEUROBENCH_API_END

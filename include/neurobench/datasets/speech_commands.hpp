@@ -9,6 +9,9 @@
 #include <vector>
 
 #include <neurobench/data/dataset.hpp>
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench::datasets {
 
@@ -136,3 +139,4 @@ class SpeechCommands final : public Dataset {
 };
 
 }  // namespace neurobench::datasets
+NEUROBENCH_API_END

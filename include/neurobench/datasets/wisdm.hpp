@@ -8,10 +8,13 @@
 #include <string_view>
 #include <vector>
 
-#include <torch/script.h>
+#include <ATen/core/Tensor.h>
 
 #include <neurobench/data/dataset.hpp>
+#include <neurobench/export.hpp>
 #include <neurobench/io/npz.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench::datasets {
 
@@ -44,7 +47,7 @@ enum class WisdmSubset {
 ///
 /// Throws InputError when `one_hot` is undefined, not 2-D, or has no columns (NumPy: "attempt
 /// to get argmax of an empty sequence").
-[[nodiscard]] torch::Tensor argmax_rows(const torch::Tensor& one_hot);
+[[nodiscard]] at::Tensor argmax_rows(const at::Tensor& one_hot);
 
 /// The `.npz` file `path` names, as NeuroBench's WISDM resolves it: `path` itself when it ends
 /// in `.npz`, else `path/watch_subset2_40.npz`. Does not look at the file system.
@@ -104,9 +107,9 @@ class Wisdm final : public Dataset {
   /// The subset.
   [[nodiscard]] WisdmSubset subset() const { return subset_; }
   /// All inputs, `(windows, timesteps, channels)` float32.
-  [[nodiscard]] const torch::Tensor& data() const { return data_; }
+  [[nodiscard]] const at::Tensor& data() const { return data_; }
   /// All targets, `(windows)` int64 class indices.
-  [[nodiscard]] const torch::Tensor& targets() const { return targets_; }
+  [[nodiscard]] const at::Tensor& targets() const { return targets_; }
   /// Timesteps per window (NeuroBench's `num_steps`; 40 in the release).
   [[nodiscard]] int64_t num_steps() const { return data_.size(1); }
   /// Channels per timestep (NeuroBench's `num_inputs`; 6 in the release).
@@ -119,10 +122,11 @@ class Wisdm final : public Dataset {
  private:
   std::filesystem::path file_;
   WisdmSubset subset_;
-  torch::Tensor data_;
-  torch::Tensor targets_;
+  at::Tensor data_;
+  at::Tensor targets_;
   int64_t num_classes_ = 0;
   std::string sha256_;
 };
 
 }  // namespace neurobench::datasets
+NEUROBENCH_API_END

@@ -2,6 +2,9 @@
 #pragma once
 
 #include <neurobench/events/events.hpp>
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench::events {
 
@@ -23,3 +26,4 @@ namespace neurobench::events {
 [[nodiscard]] Events denoise(const Events& events, double filter_time);
 
 }  // namespace neurobench::events
+NEUROBENCH_API_END

@@ -4,6 +4,9 @@
 #include <cstdint>
 
 #include <neurobench/events/events.hpp>
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench::events {
 
@@ -28,3 +31,4 @@ namespace neurobench::events {
 [[nodiscard]] std::int64_t downsampled_size(std::int64_t size, double factor);
 
 }  // namespace neurobench::events
+NEUROBENCH_API_END

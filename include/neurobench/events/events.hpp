@@ -5,6 +5,10 @@
 #include <cstdint>
 #include <vector>
 
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
+
 namespace neurobench::events {
 
 /// Events of an event camera as columns (tonic's structured array `x, y, p, t` held column by
@@ -46,3 +50,4 @@ struct SensorSize {
 };
 
 }  // namespace neurobench::events
+NEUROBENCH_API_END

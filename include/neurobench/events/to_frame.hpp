@@ -4,9 +4,12 @@
 #include <cstdint>
 #include <optional>
 
-#include <torch/script.h>
+#include <ATen/core/Tensor.h>
 
 #include <neurobench/events/events.hpp>
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench::events {
 
@@ -62,7 +65,8 @@ void check_frame_memory(double frames, const SensorSize& sensor, const FrameOpti
 /// (polarities 1 or 2) and when the frames cannot be allocated (a tiny window on a long
 /// recording); InputError when timestamps decrease, an event lies outside the sensor
 /// (naming it and the size), or two polarities meet a one-polarity sensor.
-[[nodiscard]] torch::Tensor to_frame(const Events& events, const SensorSize& sensor,
-                                     const FrameOptions& options);
+[[nodiscard]] at::Tensor to_frame(const Events& events, const SensorSize& sensor,
+                                  const FrameOptions& options);
 
 }  // namespace neurobench::events
+NEUROBENCH_API_END

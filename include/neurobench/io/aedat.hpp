@@ -5,6 +5,9 @@
 #include <filesystem>
 
 #include <neurobench/events/events.hpp>
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -38,3 +41,4 @@ struct AedatSummary {
                                                   AedatSummary* summary = nullptr);
 
 }  // namespace neurobench
+NEUROBENCH_API_END

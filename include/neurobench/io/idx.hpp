@@ -3,7 +3,11 @@
 
 #include <filesystem>
 
-#include <torch/script.h>
+#include <ATen/core/Tensor.h>
+
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -22,8 +26,9 @@ namespace neurobench {
 /// dtype, no dimensions), or when the file holds fewer or more bytes than its header promises.
 ///
 /// ```cpp
-/// torch::Tensor labels = neurobench::load_idx("t10k-labels-idx1-ubyte.gz");  // (10000) uint8
+/// at::Tensor labels = neurobench::load_idx("t10k-labels-idx1-ubyte.gz");  // (10000) uint8
 /// ```
-[[nodiscard]] torch::Tensor load_idx(const std::filesystem::path& path);
+[[nodiscard]] at::Tensor load_idx(const std::filesystem::path& path);
 
 }  // namespace neurobench
+NEUROBENCH_API_END

@@ -3,7 +3,11 @@
 
 #include <filesystem>
 
-#include <torch/script.h>
+#include <ATen/core/Tensor.h>
+
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -21,9 +25,9 @@ namespace neurobench {
 /// `'<u2'`), or holds fewer data bytes than its header promises.
 ///
 /// ```cpp
-/// torch::Tensor spikes = neurobench::load_npy("data/spikes.npy");  // e.g. (batch, time, neurons)
+/// at::Tensor spikes = neurobench::load_npy("data/spikes.npy");  // e.g. (batch, time, neurons)
 /// ```
-[[nodiscard]] torch::Tensor load_npy(const std::filesystem::path& path);
+[[nodiscard]] at::Tensor load_npy(const std::filesystem::path& path);
 
 /// Writes one tensor to a NumPy `.npy` file (format 1.0, little-endian, C order).
 ///
@@ -35,6 +39,7 @@ namespace neurobench {
 ///
 /// Throws InputError naming the path when the tensor is undefined, not on the CPU, not dense or of
 /// another dtype, or when the file cannot be opened or written.
-void save_npy(const std::filesystem::path& path, const torch::Tensor& array);
+void save_npy(const std::filesystem::path& path, const at::Tensor& array);
 
 }  // namespace neurobench
+NEUROBENCH_API_END

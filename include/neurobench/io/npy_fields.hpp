@@ -4,9 +4,12 @@
 #include <filesystem>
 #include <vector>
 
-#include <torch/script.h>
+#include <ATen/core/Tensor.h>
 
+#include <neurobench/export.hpp>
 #include <neurobench/io/npz.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -36,3 +39,4 @@ namespace neurobench {
 [[nodiscard]] bool is_structured_npy(const std::filesystem::path& path);
 
 }  // namespace neurobench
+NEUROBENCH_API_END

@@ -8,12 +8,16 @@
 #include <utility>
 #include <vector>
 
-#include <torch/script.h>
+#include <ATen/core/Tensor.h>
+
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
 /// An array read from or written to a NumPy file, with its name.
-using NamedArray = std::pair<std::string, torch::Tensor>;
+using NamedArray = std::pair<std::string, at::Tensor>;
 
 /// The largest array an .npz reader takes by default: 16 GiB, as the archive entry states it.
 inline constexpr std::uint64_t kDefaultMaxArrayBytes = std::uint64_t{16} << 30;
@@ -43,7 +47,7 @@ struct NpzReadOptions {
 /// ```cpp
 /// neurobench::NpzArchive archive("test.npz");
 /// for (const std::string& name : archive.names()) std::cout << name << "\n";
-/// torch::Tensor data = archive.read("data");
+/// at::Tensor data = archive.read("data");
 /// ```
 class NpzArchive {
  public:
@@ -66,7 +70,7 @@ class NpzArchive {
   /// Reads the array `name`, as load_npy reads a file. Throws InputError naming the file and the
   /// array when there is no such array (listing those there are), the entry is damaged or larger
   /// than the limits allow, or it holds an array load_npy would reject.
-  [[nodiscard]] torch::Tensor read(const std::string& name);
+  [[nodiscard]] at::Tensor read(const std::string& name);
   /// The archive's path.
   [[nodiscard]] const std::filesystem::path& path() const;
 
@@ -110,3 +114,4 @@ class NpzArchive {
 void save_npz(const std::filesystem::path& path, const std::vector<NamedArray>& arrays);
 
 }  // namespace neurobench
+NEUROBENCH_API_END

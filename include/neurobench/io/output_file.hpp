@@ -6,6 +6,10 @@
 #include <string_view>
 #include <vector>
 
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
+
 namespace neurobench {
 
 /// How write_output_file() writes to a path.
@@ -86,3 +90,4 @@ void write_output_file(const std::filesystem::path& path, std::string_view conte
 inline constexpr double kFifoReaderWaitSeconds = 2.0;
 
 }  // namespace neurobench
+NEUROBENCH_API_END

@@ -6,7 +6,11 @@
 #include <optional>
 #include <string>
 
-#include <torch/script.h>
+#include <ATen/core/Tensor.h>
+
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -72,9 +76,10 @@ void check_wav_info(const std::filesystem::path& path, const WavInfo& info,
 /// neurobench::WavReadOptions options;
 /// options.sample_rate = 16000;
 /// options.channels = 1;
-/// torch::Tensor clip = neurobench::load_wav("yes/0a7c2a8d_nohash_0.wav", options);  // (16000, 1)
+/// at::Tensor clip = neurobench::load_wav("yes/0a7c2a8d_nohash_0.wav", options);  // (16000, 1)
 /// ```
-[[nodiscard]] torch::Tensor load_wav(const std::filesystem::path& path,
-                                     const WavReadOptions& options = {});
+[[nodiscard]] at::Tensor load_wav(const std::filesystem::path& path,
+                                  const WavReadOptions& options = {});
 
 }  // namespace neurobench
+NEUROBENCH_API_END

@@ -6,10 +6,13 @@
 #include <string>
 #include <vector>
 
+#include <neurobench/export.hpp>
 #include <neurobench/metrics/count_sum.hpp>
 #include <neurobench/metrics/keys.hpp>
 #include <neurobench/metrics/metric.hpp>
 #include <neurobench/metrics/timing.hpp>
+
+NEUROBENCH_API_BEGIN
 
 /// The built-in metrics, exactly as ../shared/spec/NEUROBENCH.md defines them. They are
 /// registered by the registry accessors; these declarations let C++ code use them directly.
@@ -298,3 +301,4 @@ class PeakMemory final : public AccumulatedMetric {
 [[nodiscard]] int neuron_update_cost(std::string_view type_name, std::string_view reset);
 
 }  // namespace neurobench::metrics
+NEUROBENCH_API_END

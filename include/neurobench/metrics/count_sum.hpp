@@ -5,7 +5,11 @@
 #include <map>
 #include <vector>
 
-#include <torch/script.h>
+#include <ATen/core/Tensor.h>
+
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -30,18 +34,18 @@ class CountSum {
   /// Adds a count held in a 0-dim tensor of integers (or booleans): on the CPU its value at
   /// once; on a device, on that device, nothing read back. Throws UsageError for a tensor that
   /// is not 0-dim or not of integers.
-  void add(const torch::Tensor& n);
+  void add(const at::Tensor& n);
   /// Adds the number of non-zero elements of `t`, times `times`. On the CPU they are counted at
   /// once. On a device `t` is kept, and every tensor kept is counted when the sum is next read,
   /// in one go: a few operators for all of them rather than a few for each (a hook runs at
   /// every call of a layer, at every timestep). A kept tensor must not change in place before
   /// then; NeuroBench's hooks keep the tensors of a batch in the same way. Past kMaxKeptBytes,
   /// what is kept is counted on the device and let go.
-  void add_nonzeros(const torch::Tensor& t, int64_t times = 1);
+  void add_nonzeros(const at::Tensor& t, int64_t times = 1);
   /// Adds the number of elements that differ between `before` and `after`, `(after - before) !=
   /// 0` (NaN counts), times `times`, as add_nonzeros() counts. Throws MetricError (`membrane
   /// potential changed shape from [...] to [...]`) when their shapes differ.
-  void add_changes(const torch::Tensor& before, const torch::Tensor& after, int64_t times = 1);
+  void add_changes(const at::Tensor& before, const at::Tensor& after, int64_t times = 1);
   /// The sum so far: counts what is kept, reads back what was added on a device since the last
   /// call (one wait for the device), and keeps it as a number (so it is const: reading changes
   /// no value).
@@ -53,16 +57,17 @@ class CountSum {
   // What add_nonzeros() and add_changes() keep on a device, by factor: the tensors whose
   // non-zeros count, and the pairs whose differences count.
   struct Kept {
-    std::vector<torch::Tensor> nonzeros;
-    std::vector<torch::Tensor> before;
-    std::vector<torch::Tensor> after;
+    std::vector<at::Tensor> nonzeros;
+    std::vector<at::Tensor> before;
+    std::vector<at::Tensor> after;
   };
   void count_kept() const;  // folds what is kept into pending_, on the device
 
   mutable int64_t host_ = 0;
-  mutable torch::Tensor pending_;  // the counts added on a device since the last value(), there
+  mutable at::Tensor pending_;  // the counts added on a device since the last value(), there
   mutable std::map<int64_t, Kept> kept_;
   mutable int64_t kept_bytes_ = 0;
 };
 
 }  // namespace neurobench
+NEUROBENCH_API_END

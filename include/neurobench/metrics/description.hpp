@@ -6,8 +6,11 @@
 #include <utility>
 #include <vector>
 
+#include <neurobench/export.hpp>
 #include <neurobench/json.hpp>
 #include <neurobench/plugin_description.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -82,3 +85,4 @@ struct MetricDescription : PluginDescription {
 };
 
 }  // namespace neurobench
+NEUROBENCH_API_END

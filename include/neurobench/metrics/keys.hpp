@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
+
 /// The names of the built-in metrics and the keys of their object values, as they appear in
 /// results: use these instead of spelling the strings again.
 ///
@@ -71,3 +75,4 @@ inline constexpr const char* kDevicePeakReservedBytes = "device_peak_reserved_by
 }  // namespace keys
 
 }  // namespace neurobench::metrics
+NEUROBENCH_API_END

@@ -11,10 +11,13 @@
 #include <torch/script.h>
 
 #include <neurobench/data/dataset.hpp>
+#include <neurobench/export.hpp>
 #include <neurobench/json.hpp>
 #include <neurobench/metrics/description.hpp>
 #include <neurobench/model/model.hpp>
 #include <neurobench/registry.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -313,3 +316,4 @@ bool register_metric(const char* class_text, DescriptionArg<T> arg) noexcept {
               NEUROBENCH_PP_REST(__VA_ARGS__, )})
 
 }  // namespace neurobench
+NEUROBENCH_API_END

@@ -7,17 +7,20 @@
 #include <cstdint>
 #include <string_view>
 
-#include <torch/script.h>
+#include <ATen/core/Tensor.h>
 
+#include <neurobench/export.hpp>
 #include <neurobench/json.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
 /// A tensor as a state value: `{"dtype", "shape", "bytes"}` with its elements' bytes as a Json
 /// binary value (CPU, contiguous copy), so that it comes back bit for bit.
-[[nodiscard]] Json tensor_state(const torch::Tensor& tensor);
+[[nodiscard]] Json tensor_state(const at::Tensor& tensor);
 /// The tensor tensor_state() made. Throws MetricError naming `what` when `state` is not one.
-[[nodiscard]] torch::Tensor tensor_from_state(const Json& state, std::string_view what);
+[[nodiscard]] at::Tensor tensor_from_state(const Json& state, std::string_view what);
 /// The integer `key` of a state object. Throws MetricError naming `what` and the key when it
 /// is missing or not an integer.
 [[nodiscard]] int64_t state_integer(const Json& state, std::string_view key, std::string_view what);
@@ -26,3 +29,4 @@ namespace neurobench {
 [[nodiscard]] double state_number(const Json& state, std::string_view key, std::string_view what);
 
 }  // namespace neurobench
+NEUROBENCH_API_END

@@ -5,7 +5,10 @@
 #include <string>
 #include <vector>
 
+#include <neurobench/export.hpp>
 #include <neurobench/metrics/metric.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -91,3 +94,4 @@ struct Summary {
 [[nodiscard]] double monotonic_clock_resolution();
 
 }  // namespace neurobench
+NEUROBENCH_API_END

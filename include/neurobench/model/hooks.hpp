@@ -9,6 +9,10 @@
 
 #include <torch/script.h>
 
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
+
 namespace neurobench {
 
 /// A tensor with its full dotted name (`block1.conv.weight`).
@@ -81,3 +85,4 @@ struct HookHandle {
 };
 
 }  // namespace neurobench
+NEUROBENCH_API_END

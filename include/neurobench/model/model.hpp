@@ -9,7 +9,10 @@
 
 #include <torch/script.h>
 
+#include <neurobench/export.hpp>
 #include <neurobench/model/hooks.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -172,3 +175,4 @@ class TorchScriptModel final : public NeuroBenchModel {
 [[nodiscard]] std::string demangled_qualified_name(const std::string& qualified);
 
 }  // namespace neurobench
+NEUROBENCH_API_END

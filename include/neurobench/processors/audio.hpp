@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <torch/script.h>
+#include <ATen/core/Tensor.h>
 
 #include <neurobench/audio/mel.hpp>
 #include <neurobench/audio/mfcc.hpp>
 #include <neurobench/audio/resample.hpp>
+#include <neurobench/export.hpp>
 #include <neurobench/json.hpp>
 #include <neurobench/plugin_description.hpp>
 #include <neurobench/processors/processors.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench::processors {
 
@@ -98,3 +101,4 @@ class Resample final : public PreProcessor {
 };
 
 }  // namespace neurobench::processors
+NEUROBENCH_API_END

@@ -3,12 +3,16 @@
 
 #include <cstdint>
 
-#include <torch/script.h>
+#include <ATen/core/Generator.h>
+#include <ATen/core/Tensor.h>
 
 #include <neurobench/data/dataset.hpp>
+#include <neurobench/export.hpp>
 #include <neurobench/json.hpp>
 #include <neurobench/plugin_description.hpp>
 #include <neurobench/processors/processors.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -31,9 +35,9 @@ namespace neurobench {
 ///
 /// ```cpp
 /// // (batch, frames, mel bands) -> events per band, threshold 1, as Speech2Spikes
-/// torch::Tensor events = neurobench::delta_modulate(log_mel, 1.0, 1);
+/// at::Tensor events = neurobench::delta_modulate(log_mel, 1.0, 1);
 /// ```
-[[nodiscard]] torch::Tensor delta_modulate(const torch::Tensor& x, double threshold, int64_t dim);
+[[nodiscard]] at::Tensor delta_modulate(const at::Tensor& x, double threshold, int64_t dim);
 
 namespace processors {
 
@@ -165,3 +169,4 @@ class LatencyEncoder final : public PreProcessor {
 
 }  // namespace processors
 }  // namespace neurobench
+NEUROBENCH_API_END

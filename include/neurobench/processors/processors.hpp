@@ -6,10 +6,13 @@
 #include <string>
 #include <vector>
 
-#include <torch/script.h>
+#include <ATen/core/Tensor.h>
 
 #include <neurobench/data/dataset.hpp>
+#include <neurobench/export.hpp>
 #include <neurobench/registry.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -26,14 +29,14 @@ class PostProcessor {
  public:
   virtual ~PostProcessor() = default;
   /// Returns the transformed predictions; must not modify `preds` in place.
-  [[nodiscard]] virtual torch::Tensor operator()(const torch::Tensor& preds) = 0;
+  [[nodiscard]] virtual at::Tensor operator()(const at::Tensor& preds) = 0;
 };
 
 /// Wraps a callable as a PreProcessor.
 [[nodiscard]] std::unique_ptr<PreProcessor> make_pre_processor(std::function<Batch(const Batch&)> f);
 /// Wraps a callable as a PostProcessor.
 [[nodiscard]] std::unique_ptr<PostProcessor> make_post_processor(
-    std::function<torch::Tensor(const torch::Tensor&)> f);
+    std::function<at::Tensor(const at::Tensor&)> f);
 
 /// The registry of pre-processors (built-ins included), for lookup by name.
 [[nodiscard]] Registry<PreProcessor>& pre_processors();
@@ -91,14 +94,14 @@ namespace processors {
 /// 3 dimensions.
 class ChooseMaxCount final : public PostProcessor {
  public:
-  [[nodiscard]] torch::Tensor operator()(const torch::Tensor& preds) override;
+  [[nodiscard]] at::Tensor operator()(const at::Tensor& preds) override;
 };
 
 /// Sums `(batch, timesteps, ...)` over the timesteps, giving `(batch, ...)`. Throws
 /// InputError for fewer than 2 dimensions.
 class Aggregate final : public PostProcessor {
  public:
-  [[nodiscard]] torch::Tensor operator()(const torch::Tensor& preds) override;
+  [[nodiscard]] at::Tensor operator()(const at::Tensor& preds) override;
 };
 
 /// Scores to class: the index of the largest value along the last dimension, with every
@@ -111,8 +114,9 @@ class Aggregate final : public PostProcessor {
 /// empty last dimension (no classes).
 class Argmax final : public PostProcessor {
  public:
-  [[nodiscard]] torch::Tensor operator()(const torch::Tensor& preds) override;
+  [[nodiscard]] at::Tensor operator()(const at::Tensor& preds) override;
 };
 
 }  // namespace processors
 }  // namespace neurobench
+NEUROBENCH_API_END

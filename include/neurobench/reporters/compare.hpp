@@ -4,8 +4,11 @@
 #include <string>
 #include <vector>
 
+#include <neurobench/export.hpp>
 #include <neurobench/reporters/metric_info.hpp>
 #include <neurobench/reporters/run_results.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -84,3 +87,4 @@ struct ComparisonRow {
                                             const CompareOptions& options = {});
 
 }  // namespace neurobench
+NEUROBENCH_API_END

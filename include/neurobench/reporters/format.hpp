@@ -3,6 +3,10 @@
 
 #include <string>
 
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
+
 namespace neurobench {
 
 /// A number as reports show it: integers as is below 1e6, 3 significant digits in scientific
@@ -11,3 +15,4 @@ namespace neurobench {
 [[nodiscard]] std::string format_number(double value);
 
 }  // namespace neurobench
+NEUROBENCH_API_END

@@ -6,6 +6,10 @@
 #include <string_view>
 #include <vector>
 
+#include <neurobench/export.hpp>
+
+NEUROBENCH_API_BEGIN
+
 namespace neurobench {
 
 struct Results;
@@ -51,3 +55,4 @@ struct ReportFormat {
 [[nodiscard]] const ReportFormat& report_format_for(const std::filesystem::path& path);
 
 }  // namespace neurobench
+NEUROBENCH_API_END

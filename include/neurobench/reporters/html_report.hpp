@@ -4,7 +4,10 @@
 #include <string>
 #include <vector>
 
+#include <neurobench/export.hpp>
 #include <neurobench/reporters/run_results.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -17,3 +20,4 @@ namespace neurobench {
 [[nodiscard]] std::string render_html_report(const std::vector<RunResults>& runs);
 
 }  // namespace neurobench
+NEUROBENCH_API_END

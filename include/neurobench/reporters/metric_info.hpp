@@ -6,8 +6,11 @@
 #include <string_view>
 #include <vector>
 
+#include <neurobench/export.hpp>
 #include <neurobench/metrics/description.hpp>
 #include <neurobench/reporters/run_results.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -51,3 +54,4 @@ struct MetricInfo {
 }
 
 }  // namespace neurobench
+NEUROBENCH_API_END

@@ -6,7 +6,10 @@
 #include <string_view>
 
 #include <neurobench/benchmark.hpp>
+#include <neurobench/export.hpp>
 #include <neurobench/reporters/formats.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -51,3 +54,4 @@ void save_results(const Results& results, const std::filesystem::path& path,
                   std::string_view format);
 
 }  // namespace neurobench
+NEUROBENCH_API_END

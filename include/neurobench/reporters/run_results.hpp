@@ -9,7 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <neurobench/export.hpp>
 #include <neurobench/metrics/description.hpp>
+
+NEUROBENCH_API_BEGIN
 
 namespace neurobench {
 
@@ -83,3 +86,4 @@ struct FlatValue {
 [[nodiscard]] FlatValue lookup(const RunResults& run, std::string_view key);
 
 }  // namespace neurobench
+NEUROBENCH_API_END
