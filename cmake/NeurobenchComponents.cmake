@@ -6,6 +6,8 @@
 # left out:
 #   hdf5         MATLAB v7.3 files (the primate-reaching data set): HDF5's C library
 #   sndfile      WAV files (the speech-commands data set, <neurobench/io/wav.hpp>): libsndfile
+#   ffmpeg       Ogg Opus files (the mswc data set, <neurobench/io/opus.hpp>): FFmpeg's libavformat
+#                and libavcodec
 #   distributed  sharded runs (torchrun, srun, mpirun): LibTorch's c10d and Gloo's headers
 #   cuda         device memory and the GPU's description with --device cuda: a LibTorch built
 #                with CUDA (running on the GPU needs only that LibTorch; this adds statistics)
@@ -13,7 +15,7 @@
 # configuring fails without it) or OFF. Afterwards NEUROBENCH_HAS_<NAME> is ON or OFF and
 # NEUROBENCH_COMPONENTS lists the components built.
 
-set(neurobench_component_names hdf5 sndfile distributed cuda)
+set(neurobench_component_names hdf5 sndfile distributed cuda ffmpeg)
 foreach(name IN LISTS neurobench_component_names)
   string(TOUPPER ${name} upper)
   set(NEUROBENCH_WITH_${upper} AUTO CACHE STRING
@@ -70,6 +72,19 @@ if(NOT NEUROBENCH_WITH_SNDFILE STREQUAL "OFF")
 endif()
 neurobench_resolve_component(sndfile ${neurobench_found}
   "libsndfile was not found through pkg-config (Debian: libsndfile1-dev)")
+
+# --- ffmpeg ----------------------------------------------------------------------------------
+# torchaudio decodes Opus through FFmpeg where its libsox cannot (Debian's), and torchaudio 2 by
+# default: the same libraries give the same samples (docs/file-formats.md, "Ogg Opus").
+set(neurobench_found OFF)
+if(NOT NEUROBENCH_WITH_FFMPEG STREQUAL "OFF")
+  pkg_check_modules(FFMPEG QUIET IMPORTED_TARGET libavformat libavcodec libavutil)
+  if(FFMPEG_FOUND)
+    set(neurobench_found ON)
+  endif()
+endif()
+neurobench_resolve_component(ffmpeg ${neurobench_found}
+  "FFmpeg's libavformat and libavcodec were not found through pkg-config (Debian: libavformat-dev, libavcodec-dev)")
 
 # --- distributed -----------------------------------------------------------------------------
 # c10d's ProcessGroupGloo.hpp includes Gloo's headers (Debian's libgloo-dev); LibTorch itself

@@ -29,6 +29,11 @@ constexpr bool kDistributed = true;
 #else
 constexpr bool kDistributed = false;
 #endif
+#ifdef NEUROBENCH_HAS_FFMPEG
+constexpr bool kFfmpeg = true;
+#else
+constexpr bool kFfmpeg = false;
+#endif
 #ifdef NEUROBENCH_HAS_CUDA
 constexpr bool kCuda = true;
 #else
@@ -41,7 +46,7 @@ const Component& find(std::string_view name) {
       std::find_if(all.begin(), all.end(), [&](const Component& c) { return c.name == name; });
   if (it == all.end()) {
     throw UsageError(
-        fmt::format("unknown component '{}' (known: hdf5, sndfile, distributed, cuda)", name));
+        fmt::format("unknown component '{}' (known: hdf5, sndfile, distributed, cuda, ffmpeg)", name));
   }
   return *it;
 }
@@ -58,6 +63,8 @@ const std::vector<Component>& components() {
        "sharded runs started by torchrun, srun or mpirun"},
       {"cuda", kCuda, "a LibTorch built with CUDA, and the CUDA toolkit's runtime",
        "the GPU's memory statistics and description with --device cuda"},
+      {"ffmpeg", kFfmpeg, "FFmpeg's libavformat and libavcodec (Debian: libavformat-dev, "
+       "libavcodec-dev)", "Ogg Opus files: the mswc data set and <neurobench/io/opus.hpp>"},
   };
   return all;
 }

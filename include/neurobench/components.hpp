@@ -14,13 +14,14 @@ namespace neurobench {
 /// An optional part of neurobench-cpp, built where what it needs was found when it was
 /// configured (docs/cmake.md, "Components").
 struct Component {
-  std::string name;    ///< `hdf5`, `sndfile`, `distributed` or `cuda`.
+  std::string name;    ///< `hdf5`, `sndfile`, `distributed`, `cuda` or `ffmpeg`.
   bool built = false;  ///< Whether this build has it.
   std::string needs;   ///< What building it needs (`HDF5's C library (Debian: libhdf5-dev)`).
   std::string gives;   ///< What it gives (`MATLAB v7.3 files: the primate-reaching data set`).
 };
 
-/// Every optional component, in a fixed order (hdf5, sndfile, distributed, cuda), built or not.
+/// Every optional component, in a fixed order (hdf5, sndfile, distributed, cuda,
+/// ffmpeg), built or not.
 [[nodiscard]] const std::vector<Component>& components();
 
 /// True when this build has the component `name`. Throws UsageError for an unknown name.

@@ -62,4 +62,7 @@ void add_wisdm_kind(DatasetKinds& kinds);
 /// (src/datasets/thor_eeg_mi_kind.cpp).
 void add_thor_eeg_mi_kind(DatasetKinds& kinds);
 
+/// Adds `mswc`: NeuroBench's MSWC keyword FSCIL subset (src/datasets/mswc_kind.cpp).
+void add_mswc_kind(DatasetKinds& kinds);
+
 }  // namespace neurobench::detail

@@ -101,6 +101,7 @@ DatasetKinds& dataset_kinds() {
     detail::add_primate_reaching_kind(k);
     detail::add_wisdm_kind(k);
     detail::add_thor_eeg_mi_kind(k);
+    detail::add_mswc_kind(k);
     return k;
   }();
   detail::check_registration_errors();

@@ -115,9 +115,10 @@ def main():
     listed = run([cli, "list"])
     missing = [line for line in listed.stdout.splitlines()
                if line.strip().split()[:2] in ([c, "missing"] for c in
-                                               ("hdf5", "sndfile", "distributed", "cuda"))]
+                                               ("hdf5", "sndfile", "distributed", "cuda",
+                                                "ffmpeg"))]
     check("list: every component missing, with what it needs",
-          listed.returncode == 0 and len(missing) == 4 and "needs HDF5's C library" in
+          listed.returncode == 0 and len(missing) == 5 and "needs HDF5's C library" in
           listed.stdout, listed.stdout[-600:])
 
     conformance = os.path.join(SOURCE, "..", "shared", "conformance", "check.sh")
