@@ -12,8 +12,9 @@ set(NEUROBENCH_UNITY_BATCH_SIZE 16 CACHE STRING "Sources per unity batch")
 option(NEUROBENCH_PCH "Precompile <torch/script.h> for the project's targets" OFF)
 
 # neurobench_build_speed(target): the options above on one target. The tests precompile
-# <torch/script.h> and Catch's header always, and are not built in unity batches: their files
-# define helpers of the same names in anonymous namespaces.
+# <torch/script.h> and Catch's header always and are built in unity batches of 8 with
+# NEUROBENCH_UNITY_BUILD (tests/CMakeLists.txt); the examples share one precompiled header
+# (examples/CMakeLists.txt).
 function(neurobench_build_speed target)
   if(NEUROBENCH_UNITY_BUILD)
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON

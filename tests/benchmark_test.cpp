@@ -37,7 +37,7 @@ DataLoader loader(std::shared_ptr<TensorDataset> ds, int64_t batch_size) {
   return DataLoader(std::move(ds), o);
 }
 
-neurobench::RunOptions quiet() {
+neurobench::RunOptions quiet_run() {
   neurobench::RunOptions o;
   o.quiet = true;
   return o;
@@ -66,7 +66,7 @@ TEST_CASE("a benchmark reports static then workload metrics in the order asked",
   Benchmark bench(model, loader(load("classifier.npz"), 4), {}, {},
                   MetricSet::from_names({"ParameterCount", "Footprint"},
                                         {"ClassificationAccuracy", "SynapticOperations"}));
-  const auto r = bench.run(quiet());
+  const auto r = bench.run(quiet_run());
   REQUIRE(r.ok());
   std::vector<std::string> keys;
   for (const auto& [k, v] : r.values.items()) keys.push_back(k);
@@ -94,7 +94,7 @@ TEST_CASE("plain workload metrics are weighted by batch size", "[benchmark]") {
     }));
     neurobench::MetricSet m;
     m.workload_metrics.push_back(std::make_unique<FirstTarget>());
-    return Benchmark(model, loader(ds, 3), std::move(pre), {}, std::move(m)).run(quiet());
+    return Benchmark(model, loader(ds, 3), std::move(pre), {}, std::move(m)).run(quiet_run());
   }();
   // batches: [1,1,1] -> 1 (weight 3/5), [4,4] -> 4 (weight 2/5)
   REQUIRE(r.values["FirstTarget"].get<double>() == Approx(1.0 * 3 / 5 + 4.0 * 2 / 5));
@@ -106,7 +106,7 @@ TEST_CASE("a failing metric is reported by name and the others still complete",
   neurobench::MetricSet metrics = MetricSet::from_names({"Footprint"}, {"ClassificationAccuracy"});
   metrics.workload_metrics.insert(metrics.workload_metrics.begin(), std::make_unique<Exploding>());
   Benchmark bench(model, loader(load("classifier.npz"), 4), {}, {}, std::move(metrics));
-  const auto r = bench.run(quiet());
+  const auto r = bench.run(quiet_run());
   REQUIRE_FALSE(r.ok());
   REQUIRE(r.failures.size() == 1);
   REQUIRE(r.failures[0].metric == "Exploding");
@@ -124,7 +124,7 @@ TEST_CASE("a spiking layer with no known neuron cost fails NeuronOperations only
   auto layers = Benchmark::default_layers();
   Benchmark bench(model, loader(load("rleaky_snn.npz"), 4), {}, {},
                   MetricSet::from_names({}, {"NeuronOperations", "MembraneUpdates"}), layers);
-  const auto r = bench.run(quiet());
+  const auto r = bench.run(quiet_run());
   REQUIRE(r.failures.size() == 1);
   REQUIRE(r.failures[0].metric == "NeuronOperations");
   REQUIRE_THAT(r.failures[0].message, Catch::Contains("RLeaky"));
@@ -148,7 +148,7 @@ TEST_CASE("Argmax turns scores into classes for ClassificationAccuracy, batches 
     post.push_back(neurobench::post_processors().create("Argmax"));
     Benchmark bench(model, loader(ds, batch_size), {}, std::move(post),
                     MetricSet::from_names({}, {"ClassificationAccuracy"}));
-    const auto r = bench.run(quiet());
+    const auto r = bench.run(quiet_run());
     REQUIRE(r.ok());
     REQUIRE(r.samples == 12);
     REQUIRE(r.values["ClassificationAccuracy"].get<double>() == Approx(10.0 / 12).epsilon(1e-6));
@@ -169,7 +169,7 @@ TEST_CASE("a step-wise run of a traced snnTorch network carries the stateless-ne
     auto model = std::make_shared<TorchScriptModel>(neurobench::test::fixture(file), opts);
     std::vector<std::unique_ptr<neurobench::PostProcessor>> post;
     post.push_back(neurobench::post_processors().create("ChooseMaxCount"));
-    neurobench::RunOptions o = quiet();
+    neurobench::RunOptions o = quiet_run();
     o.timing.warmup = 0;
     o.timing.runs = 2;
     Benchmark bench(model, loader(ds, 3), {}, std::move(post),
@@ -202,7 +202,7 @@ TEST_CASE("a model without activation layers gets a warning, and the metric repo
   auto model = std::make_shared<TorchScriptModel>(neurobench::test::fixture("core/regressor.pt"));
   Benchmark bench(model, loader(load("regressor.npz"), 4), {}, {},
                   MetricSet::from_names({}, {"ActivationSparsity"}));
-  const auto r = bench.run(quiet());
+  const auto r = bench.run(quiet_run());
   REQUIRE(r.ok());
   REQUIRE(r.values["ActivationSparsity"].get<double>() == 0.0);
   REQUIRE(r.warnings.size() == 1);
@@ -214,8 +214,8 @@ TEST_CASE("predictions that do not match the targets abort the run with an Input
   auto model = std::make_shared<TorchScriptModel>(neurobench::test::fixture("core/classifier.pt"));
   Benchmark bench(model, loader(load("wrong_targets_shape.npz"), 4), {}, {},
                   MetricSet::from_names({}, {"ClassificationAccuracy"}));
-  REQUIRE_THROWS_AS(bench.run(quiet()), neurobench::InputError);
-  REQUIRE_THROWS_WITH(bench.run(quiet()), Catch::Contains("[4]") && Catch::Contains("[4, 2]"));
+  REQUIRE_THROWS_AS(bench.run(quiet_run()), neurobench::InputError);
+  REQUIRE_THROWS_WITH(bench.run(quiet_run()), Catch::Contains("[4]") && Catch::Contains("[4, 2]"));
 }
 
 TEST_CASE("a model that fails on the data is an InputError naming the model and shape",
@@ -223,8 +223,8 @@ TEST_CASE("a model that fails on the data is an InputError naming the model and 
   auto model = std::make_shared<TorchScriptModel>(neurobench::test::fixture("core/classifier.pt"));
   Benchmark bench(model, loader(load("wrong_features.npz"), 4), {}, {},
                   MetricSet::from_names({}, {"ClassificationAccuracy"}));
-  REQUIRE_THROWS_AS(bench.run(quiet()), neurobench::InputError);
-  REQUIRE_THROWS_WITH(bench.run(quiet()),
+  REQUIRE_THROWS_AS(bench.run(quiet_run()), neurobench::InputError);
+  REQUIRE_THROWS_WITH(bench.run(quiet_run()),
                       Catch::Contains("classifier.pt") && Catch::Contains("[4, 5]"));
 }
 
@@ -245,8 +245,8 @@ TEST_CASE("running a benchmark twice gives the same results", "[benchmark]") {
   Benchmark bench(model, loader(load("rleaky_snn.npz"), 4), {}, {},
                   MetricSet::from_names({"Footprint"}, {"MembraneUpdates", "SynapticOperations",
                                                         "ActivationSparsityByLayer"}));
-  const auto a = bench.run(quiet());
-  const auto b = bench.run(quiet());
+  const auto a = bench.run(quiet_run());
+  const auto b = bench.run(quiet_run());
   REQUIRE(a.values == b.values);
 }
 
@@ -292,7 +292,7 @@ TEST_CASE("NaN in the data is a warning naming the array, count and first index,
   auto dataset = std::make_shared<TensorDataset>(data, clean->targets(),
                                                  std::map<std::string, torch::Tensor>{}, "nan.npz");
   Benchmark bench(model, loader(dataset, 4), {}, {}, MetricSet::from_names({}, {"MSE"}));
-  const auto r = bench.run(quiet());
+  const auto r = bench.run(quiet_run());
   // The first warning (the MSE itself, NaN, may bring one of its own).
   REQUIRE_FALSE(r.warnings.empty());
   CHECK(r.warnings[0] == "nan.npz: array 'data' holds 1 non-finite value (1 NaN, 0 infinite) of " +
@@ -305,7 +305,7 @@ TEST_CASE("NaN in the data is a warning naming the array, count and first index,
   CHECK(records[0]["count"] == 1);
   CHECK(records[0]["first_index"] == neurobench::Json::array({7, 1}));
   // Strict: an InputError before the run, not a result.
-  neurobench::RunOptions strict = quiet();
+  neurobench::RunOptions strict = quiet_run();
   strict.strict = true;
   REQUIRE_THROWS_AS(bench.run(strict), neurobench::InputError);
   REQUIRE_THROWS_WITH(bench.run(strict), Catch::Contains("array 'data' holds 1 non-finite") &&
@@ -317,7 +317,7 @@ TEST_CASE("Inf in a weight is a warning naming the parameter, clean inputs give 
   auto model = std::make_shared<TorchScriptModel>(neurobench::test::fixture("core/regressor.pt"));
   Benchmark clean(model, loader(load("regressor.npz"), 4), {}, {},
                   MetricSet::from_names({}, {"MSE"}));
-  const auto ok = clean.run(quiet());
+  const auto ok = clean.run(quiet_run());
   CHECK(ok.warnings.empty());
   CHECK_FALSE(ok.run.contains("non_finite_inputs"));
   // Damage one weight of the loaded module in place.
@@ -329,7 +329,7 @@ TEST_CASE("Inf in a weight is a warning naming the parameter, clean inputs give 
   }
   Benchmark damaged(model, loader(load("regressor.npz"), 4), {}, {},
                     MetricSet::from_names({}, {"MSE"}));
-  const auto r = damaged.run(quiet());
+  const auto r = damaged.run(quiet_run());
   REQUIRE_FALSE(r.warnings.empty());
   CHECK_THAT(r.warnings[0],
              Catch::Contains("parameter '" + params[0].name + "' holds 1 non-finite value") &&
@@ -343,7 +343,7 @@ TEST_CASE("results record the SHA-256 of the model and data files", "[benchmark]
   auto model = std::make_shared<TorchScriptModel>(model_path);
   Benchmark bench(model, loader(load("regressor.npz"), 4), {}, {},
                   MetricSet::from_names({}, {"MSE"}));
-  const auto r = bench.run(quiet());
+  const auto r = bench.run(quiet_run());
   CHECK(r.run.at("model_sha256") == neurobench::test::sha256sum(model_path));
   CHECK(r.run.at("data_sha256") == neurobench::test::sha256sum(data_path));
 }

@@ -27,7 +27,7 @@ using neurobench::UsageError;
 namespace {
 namespace fs = std::filesystem;
 
-void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+void write_config_file(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 
 // A config that sets every key to a value other than its default.
 BenchmarkConfig every_key(const fs::path& dir) {
@@ -71,7 +71,7 @@ void require_equal(const BenchmarkConfig& a, const BenchmarkConfig& b) {
 
 // The message of the UsageError that reading `text` as a config file throws.
 std::string read_error(const neurobench::test::TempDir& dir, const std::string& text) {
-  write(dir / "bad.json", text);
+  write_config_file(dir / "bad.json", text);
   try {
     (void)BenchmarkConfig::read(dir / "bad.json");
   } catch (const UsageError& e) {
@@ -134,7 +134,7 @@ TEST_CASE(
 
 TEST_CASE("configs written before metric options still read the same", "[config]") {
   neurobench::test::TempDir dir;
-  write(dir / "old.json", R"({
+  write_config_file(dir / "old.json", R"({
     "_comment": "Mackey-Glass tau 17, repeat 0",
     "_metrics": "notes are ignored",
     // comments too
@@ -220,7 +220,7 @@ TEST_CASE("a missing or unparsable config file is an InputError naming it", "[co
   REQUIRE_THROWS_AS(BenchmarkConfig::read(dir / "missing.json"), neurobench::InputError);
   REQUIRE_THROWS_WITH(BenchmarkConfig::read(dir / "missing.json"),
                       Catch::Contains("missing.json") && Catch::Contains("no such config file"));
-  write(dir / "broken.json", "{not json");
+  write_config_file(dir / "broken.json", "{not json");
   REQUIRE_THROWS_AS(BenchmarkConfig::read(dir / "broken.json"), neurobench::InputError);
   REQUIRE_THROWS_WITH(BenchmarkConfig::read(dir / "broken.json"),
                       Catch::Contains("broken.json") && Catch::Contains("not valid JSON"));
@@ -417,7 +417,7 @@ TEST_CASE("loader and run options come from the config", "[config]") {
 TEST_CASE("device and tf32 are config keys, and a device is checked as --device checks it",
           "[config][device]") {
   neurobench::test::TempDir dir;
-  write(dir / "ok.json", R"({"device": "lazy", "tf32": true})");
+  write_config_file(dir / "ok.json", R"({"device": "lazy", "tf32": true})");
   const BenchmarkConfig c = BenchmarkConfig::read(dir / "ok.json");
   CHECK(c.device == "lazy");
   CHECK(c.tf32);
@@ -441,7 +441,7 @@ TEST_CASE("device and tf32 are config keys, and a device is checked as --device 
 
 TEST_CASE("strict and max_array_bytes are config keys with checked values", "[config]") {
   neurobench::test::TempDir dir;
-  write(dir / "ok.json", R"({"strict": true, "max_array_bytes": 4096})");
+  write_config_file(dir / "ok.json", R"({"strict": true, "max_array_bytes": 4096})");
   const BenchmarkConfig c = BenchmarkConfig::read(dir / "ok.json");
   CHECK(c.strict);
   CHECK(c.max_array_bytes == 4096);
@@ -553,7 +553,7 @@ TEST_CASE("format_metric_spec writes what parse_metric_spec reads", "[config][me
 TEST_CASE("a config's dataset is an object of kind, path and options, or KIND:PATH",
           "[config][dataset]") {
   neurobench::test::TempDir dir;
-  write(dir / "a.json", R"({"model": "net.pt", "dataset": {"kind": "speech-commands",
+  write_config_file(dir / "a.json", R"({"model": "net.pt", "dataset": {"kind": "speech-commands",
       "path": "data", "subset": "testing", "long_clips": "truncate"}})");
   const BenchmarkConfig a = BenchmarkConfig::read(dir / "a.json");
   CHECK(a.data.empty());
@@ -571,7 +571,7 @@ TEST_CASE("a config's dataset is an object of kind, path and options, or KIND:PA
   require_equal(BenchmarkConfig::read(dir / "b.json"), a);
   CHECK(BenchmarkConfig::from_json(a.to_json()).to_json() == a.to_json());
 
-  write(dir / "c.json", R"({"dataset": "speech-commands:gsc/speech_commands_v0.02"})");
+  write_config_file(dir / "c.json", R"({"dataset": "speech-commands:gsc/speech_commands_v0.02"})");
   const BenchmarkConfig c = BenchmarkConfig::read(dir / "c.json");
   CHECK(c.dataset.kind == "speech-commands");
   CHECK(c.dataset.path == dir / "gsc/speech_commands_v0.02");
@@ -616,7 +616,7 @@ TEST_CASE("a config's dataset errors name the file and the key", "[config][datas
 
 TEST_CASE("pre- and post-processors in a config take options like metrics", "[config]") {
   neurobench::test::TempDir dir;
-  write(dir / "a.json", R"({"pre": ["Flatten", {"name": "MFCCPreProcessor",
+  write_config_file(dir / "a.json", R"({"pre": ["Flatten", {"name": "MFCCPreProcessor",
       "options": {"n_mfcc": 20, "melkwargs": {"n_fft": 512}}}], "post": ["Argmax"]})");
   const BenchmarkConfig a = BenchmarkConfig::read(dir / "a.json");
   REQUIRE(a.pre.size() == 2);

@@ -45,7 +45,7 @@ Benchmark benchmark_stopping_at(int stop_at, int signal, neurobench::MetricSet m
                    std::move(metrics));
 }
 
-neurobench::RunOptions quiet() {
+neurobench::RunOptions quiet_stop_run() {
   neurobench::RunOptions o;
   o.quiet = true;
   return o;
@@ -69,7 +69,7 @@ TEST_CASE("a stop requested during the workload pass ends the run after the curr
   Benchmark bench = benchmark_stopping_at(
       3, SIGINT, neurobench::MetricSet::from_names({}, {"ClassificationAccuracy"}));
   int signal = -1;
-  CHECK(message_of(bench, quiet(), signal) ==
+  CHECK(message_of(bench, quiet_stop_run(), signal) ==
         "interrupted by SIGINT during the workload pass, after 3 of 10 batches");
   CHECK(signal == SIGINT);
   CHECK(neurobench::stop_requested());
@@ -80,7 +80,7 @@ TEST_CASE("a stop requested during the timing pass ends it after the current run
   const ClearStop clear;
   // Only a timing metric: no workload pass, so the second call is the second warm-up run.
   Benchmark bench = benchmark_stopping_at(2, 0, neurobench::MetricSet::from_names({}, {"Latency"}));
-  neurobench::RunOptions options = quiet();
+  neurobench::RunOptions options = quiet_stop_run();
   options.timing.warmup = 5;
   int signal = -1;
   CHECK(message_of(bench, options, signal) ==
@@ -97,11 +97,11 @@ TEST_CASE("a run started while a stop is requested throws at once, and runs once
   neurobench::request_stop(SIGTERM);
   neurobench::request_stop(SIGINT);  // the first signal counts
   int signal = -1;
-  CHECK(message_of(bench, quiet(), signal) == "interrupted by SIGTERM before the run started");
+  CHECK(message_of(bench, quiet_stop_run(), signal) == "interrupted by SIGTERM before the run started");
   CHECK(signal == SIGTERM);
   neurobench::clear_stop_request();
   CHECK_FALSE(neurobench::stop_requested());
-  const auto results = bench.run(quiet());
+  const auto results = bench.run(quiet_stop_run());
   CHECK(results.ok());
   CHECK(results.batches == 10);
 }

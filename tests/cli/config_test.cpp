@@ -12,7 +12,7 @@ using neurobench::test::q;
 using neurobench::test::run_cli;
 
 namespace {
-void write(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
+void write_cli_config(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
 
 // The classifier's config, with the keys of the JSON object `overrides` replacing or added to
 // its own (a key may appear only once in a config).
@@ -34,7 +34,7 @@ std::string classifier_config(const std::string& overrides = "{}") {
 
 TEST_CASE("a config file describes a whole run, outputs are relative to it", "[cli][config]") {
   neurobench::test::TempDir dir;
-  write(dir / "bench.json", classifier_config());
+  write_cli_config(dir / "bench.json", classifier_config());
   const auto r = run_cli("run " + q(dir / "bench.json"));
   INFO(r.err);
   REQUIRE(r.status == 0);
@@ -45,7 +45,7 @@ TEST_CASE("a config file describes a whole run, outputs are relative to it", "[c
 
 TEST_CASE("flags after the config override it", "[cli][config]") {
   neurobench::test::TempDir dir;
-  write(dir / "bench.json", classifier_config());
+  write_cli_config(dir / "bench.json", classifier_config());
   const auto r = run_cli("run " + q(dir / "bench.json") + " --workload MSE --json " +
                          q(dir / "other.json"));
   INFO(r.err);
@@ -78,7 +78,7 @@ TEST_CASE("config errors name the file and the key and exit 2", "[cli][config]")
        "the key \"warmup\" is given twice in the top-level object"},
   };
   for (const auto& c : cases) {
-    write(dir / "bad.json", c.text);
+    write_cli_config(dir / "bad.json", c.text);
     const auto r = run_cli("run " + q(dir / "bad.json"));
     INFO(c.text << "\nstderr: " << r.err);
     REQUIRE(r.status == 2);
@@ -92,7 +92,7 @@ TEST_CASE("config errors name the file and the key and exit 2", "[cli][config]")
 
 TEST_CASE("a config's metric may be an object with a name", "[cli][config]") {
   neurobench::test::TempDir dir;
-  write(dir / "bench.json",
+  write_cli_config(dir / "bench.json",
         classifier_config(R"({"workload": [{"name": "ClassificationAccuracy"}, "MSE"]})"));
   const auto r = run_cli("run " + q(dir / "bench.json"));
   INFO(r.err);
@@ -111,7 +111,7 @@ TEST_CASE("a metric's options reach the metric set, options it does not take exi
   INFO(flag.err);
   CHECK(flag.status == 2);
   CHECK_THAT(flag.err, Catch::Contains("Footprint"));
-  write(dir / "bench.json",
+  write_cli_config(dir / "bench.json",
         classifier_config(R"({"static": [{"name": "Footprint", "options": {"bits": 8}}]})"));
   const auto config = run_cli("run " + q(dir / "bench.json"));
   INFO(config.err);
@@ -145,7 +145,7 @@ TEST_CASE("a badly formed metric on the command line exits 2 naming the flag and
 TEST_CASE("a config's metric in the command line's form is refused with the config's form",
           "[cli][config]") {
   neurobench::test::TempDir dir;
-  write(dir / "bench.json", classifier_config(R"({"metrics": ["Latency:runs=5"]})"));
+  write_cli_config(dir / "bench.json", classifier_config(R"({"metrics": ["Latency:runs=5"]})"));
   const auto r = run_cli("run " + q(dir / "bench.json"));
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Catch::Contains("bench.json") &&

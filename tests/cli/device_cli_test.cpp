@@ -20,7 +20,7 @@ std::string spiking_args() {
          "MembraneUpdates";
 }
 
-std::string classifier_args() {
+std::string device_classifier_args() {
   return "run --model " + q(fixture("core/classifier.pt")) + " --data " +
          q(fixture("core/classifier.npz")) + " --batch-size 4 --quiet --static Footprint " +
          "--workload ClassificationAccuracy,ActivationSparsity,SynapticOperations";
@@ -31,8 +31,8 @@ std::string classifier_args() {
 TEST_CASE("run --device lazy writes the CPU's numbers and says where the model ran",
           "[cli][device]") {
   neurobench::test::TempDir dir;
-  const auto cpu = run_cli(classifier_args() + " --json " + q(dir / "cpu.json"));
-  const auto lazy = run_cli(classifier_args() + " --device lazy --json " + q(dir / "lazy.json"));
+  const auto cpu = run_cli(device_classifier_args() + " --json " + q(dir / "cpu.json"));
+  const auto lazy = run_cli(device_classifier_args() + " --device lazy --json " + q(dir / "lazy.json"));
   INFO(cpu.err << lazy.err);
   REQUIRE(cpu.status == 0);
   REQUIRE(lazy.status == 0);
@@ -69,7 +69,7 @@ TEST_CASE("run --device in a config, and the flag over it", "[cli][device]") {
 TEST_CASE("run --device with a device that is not one exits 2 naming the flag", "[cli][device]") {
   for (const char* device : {"gpu", "cuda:", "cuda:-1", "tpu:0"}) {
     INFO(device);
-    const auto r = run_cli(classifier_args() + " --device " + q(device));
+    const auto r = run_cli(device_classifier_args() + " --device " + q(device));
     CHECK(r.status == 2);
     CHECK_THAT(r.err, Catch::Contains("--device:") &&
                           Catch::Contains("expected cpu, cuda, cuda:N (N from 0) or lazy"));

@@ -18,7 +18,7 @@ using neurobench::test::q;
 using neurobench::test::run_cli;
 
 namespace {
-std::string classifier_args() {
+std::string numbers_classifier_args() {
   return "run --model " + q(fixture("core/classifier.pt")) + " --data " +
          q(fixture("core/classifier.npz")) + " --quiet";
 }
@@ -28,7 +28,7 @@ std::string max_threads() {
       std::max<unsigned>(256, 4 * std::max(1U, std::thread::hardware_concurrency())));
 }
 
-nlohmann::json read_json(const std::filesystem::path& p) {
+nlohmann::json read_numbers_json(const std::filesystem::path& p) {
   return nlohmann::json::parse(neurobench::test::read_file(p));
 }
 }  // namespace
@@ -98,7 +98,7 @@ TEST_CASE(
   };
   for (const auto& c : cases) {
     const auto r =
-        run_cli(classifier_args() + " --metrics MSE,Latency --json " + q(json) + " " + c.flags);
+        run_cli(numbers_classifier_args() + " --metrics MSE,Latency --json " + q(json) + " " + c.flags);
     INFO(c.flags << "\nstderr: " << r.err);
     CHECK(r.status == 2);
     CHECK_THAT(r.err, Catch::StartsWith(c.says) || Catch::StartsWith("error: timing: " + c.says));
@@ -161,14 +161,14 @@ TEST_CASE("an option where a value belongs is not taken as the value", "[cli][nu
   neurobench::test::TempDir dir;
   const auto json = dir / "r.json";
   // An empty list is refused naming --metrics; --json stays an option, r.json is not written.
-  const auto empty = run_cli(classifier_args() + " --metrics ',,,' --json " + q(json));
+  const auto empty = run_cli(numbers_classifier_args() + " --metrics ',,,' --json " + q(json));
   INFO(empty.err);
   CHECK(empty.status == 2);
   CHECK_THAT(empty.err, Catch::StartsWith("error: --metrics: ") &&
                             Catch::Contains("an empty name") && !Catch::Contains("'--json'"));
   CHECK_FALSE(std::filesystem::exists(json));
   // No value at all: CLI11 would make "--json" the metric and r.json the config.
-  const auto none = run_cli(classifier_args() + " --metrics --json " + q(json));
+  const auto none = run_cli(numbers_classifier_args() + " --metrics --json " + q(json));
   INFO(none.err);
   CHECK(none.status == 2);
   CHECK_THAT(none.err, Catch::StartsWith("error: --metrics: no value given (the argument "
@@ -179,11 +179,11 @@ TEST_CASE("an option where a value belongs is not taken as the value", "[cli][nu
   CHECK(model.status == 2);
   CHECK_THAT(model.err, Catch::StartsWith("error: --model: no value given"));
   // A negative number is still a value, checked against its range.
-  const auto seed = run_cli(classifier_args() + " --metrics MSE --shuffle-seed -1");
+  const auto seed = run_cli(numbers_classifier_args() + " --metrics MSE --shuffle-seed -1");
   CHECK(seed.status == 2);
   CHECK_THAT(seed.err, Catch::StartsWith("error: --shuffle-seed: -1 is out of range"));
   // CLI11's own errors carry the same prefix.
-  const auto missing = run_cli(classifier_args() + " --metrics MSE --batch-size");
+  const auto missing = run_cli(numbers_classifier_args() + " --metrics MSE --batch-size");
   CHECK(missing.status == 2);
   CHECK_THAT(missing.err, Catch::StartsWith("error: ") && Catch::Contains("--batch-size"));
 }
@@ -192,33 +192,33 @@ TEST_CASE("the shuffle seed is recorded in _run whenever the samples are shuffle
           "[cli][numbers]") {
   neurobench::test::TempDir dir;
   const auto json = dir / "out.json";
-  const auto r = run_cli(classifier_args() +
+  const auto r = run_cli(numbers_classifier_args() +
                          " --metrics ClassificationAccuracy --batch-size 3 "
                          "--shuffle-seed 18446744073709551615 --json " +
                          q(json));
   INFO(r.err);
   REQUIRE(r.status == 0);
-  const auto doc = read_json(json);
+  const auto doc = read_numbers_json(json);
   CHECK(doc["_run"]["shuffle_seed"].get<std::uint64_t>() == 18446744073709551615ULL);
   CHECK(doc["ClassificationAccuracy"].get<double>() == Approx(0.7).epsilon(1e-6));
 
-  const auto unshuffled = run_cli(classifier_args() + " --metrics MSE --json " + q(json));
+  const auto unshuffled = run_cli(numbers_classifier_args() + " --metrics MSE --json " + q(json));
   REQUIRE(unshuffled.status == 0);
-  CHECK_FALSE(read_json(json)["_run"].contains("shuffle_seed"));
+  CHECK_FALSE(read_numbers_json(json)["_run"].contains("shuffle_seed"));
 }
 
 TEST_CASE("a timing pass asked for a million runs ends at --max-time and reports the runs made",
           "[cli][numbers][timing]") {
   neurobench::test::TempDir dir;
   const auto json = dir / "out.json";
-  const auto r = run_cli(classifier_args() +
+  const auto r = run_cli(numbers_classifier_args() +
                          " --metrics Latency,Throughput,StartupTime --batch-size 5 --warmup 0 "
                          "--runs 1000000 "
                          "--startup-runs 10000 --max-time 0.2 --json " +
                          q(json));
   INFO(r.err);
   REQUIRE(r.status == 0);
-  const auto doc = read_json(json);
+  const auto doc = read_numbers_json(json);
   const auto& timing = doc["_run"]["timing"];
   const auto runs = timing["runs_done"].get<int64_t>();
   CHECK(runs >= 1);
@@ -241,22 +241,22 @@ TEST_CASE("a timing pass asked for a million runs ends at --max-time and reports
   CHECK(warnings.size() == 2);
 
   // Warm-up that uses up the time still leaves one timed run.
-  const auto warm = run_cli(classifier_args() +
+  const auto warm = run_cli(numbers_classifier_args() +
                             " --metrics Latency --warmup 1000000 --runs 5 --max-time 0.2 "
                             "--json " +
                             q(json));
   INFO(warm.err);
   REQUIRE(warm.status == 0);
-  const auto w = read_json(json);
+  const auto w = read_numbers_json(json);
   CHECK(w["_run"]["timing"]["warmup_runs_done"].get<int64_t>() < 1000000);
   CHECK(w["_run"]["timing"]["runs_done"] == 1);
   CHECK(w["Latency"]["warmup_runs"] == w["_run"]["timing"]["warmup_runs_done"]);
 
   // A pass that fits says so: no warning.
   const auto fits =
-      run_cli(classifier_args() + " --metrics Latency --warmup 1 --runs 3 --json " + q(json));
+      run_cli(numbers_classifier_args() + " --metrics Latency --warmup 1 --runs 3 --json " + q(json));
   REQUIRE(fits.status == 0);
-  const auto f = read_json(json);
+  const auto f = read_numbers_json(json);
   CHECK(f["_run"]["timing"]["max_time_reached"] == false);
   CHECK(f["_run"]["timing"]["max_time_s"] == 60);
   CHECK(f["_run"]["timing"]["runs_done"] == 3);
@@ -275,12 +275,12 @@ TEST_CASE("flags CLI11 converts itself refuse nan, inf, hexadecimal and spaces b
           "[cli][numbers]") {
   for (const std::string value : {"nan", "inf", "-inf", "0x10", " 3", "1e", ""}) {
     INFO("--distributed-timeout '" << value << "'");
-    const auto r = run_cli(classifier_args() + " --metrics MSE --distributed-timeout " + q(value));
+    const auto r = run_cli(numbers_classifier_args() + " --metrics MSE --distributed-timeout " + q(value));
     CHECK(r.status == 2);
     CHECK_THAT(r.err, Catch::StartsWith("error: --distributed-timeout: '" + value +
                                         "' is not a decimal number"));
   }
-  const auto range = run_cli(classifier_args() + " --metrics MSE --distributed-timeout 1e9");
+  const auto range = run_cli(numbers_classifier_args() + " --metrics MSE --distributed-timeout 1e9");
   CHECK(range.status == 2);
   CHECK_THAT(range.err, Catch::StartsWith("error: --distributed-timeout: ") &&
                             Catch::Contains("1e9"));

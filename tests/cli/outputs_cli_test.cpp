@@ -25,7 +25,7 @@ using neurobench::test::TempDir;
 
 namespace {
 
-std::string run_args(const fs::path& model = fixture("core/classifier.pt")) {
+std::string outputs_run_args(const fs::path& model = fixture("core/classifier.pt")) {
   return "run --model " + q(model) + " --data " + q(fixture("core/classifier.npz")) +
          " --batch-size 4 --quiet --workload ClassificationAccuracy";
 }
@@ -37,7 +37,7 @@ TEST_CASE("run checks every output before loading the model and writes none when
   const TempDir dir;
   fs::create_directory(dir / "SOMEDIR");
   // The model does not exist: an error about it would mean the outputs were checked too late.
-  const auto r = run_cli(run_args(dir / "missing.pt") + " --json " + q(dir / "ok.json") +
+  const auto r = run_cli(outputs_run_args(dir / "missing.pt") + " --json " + q(dir / "ok.json") +
                          " --csv " + q(dir / "SOMEDIR"));
   INFO(r.err);
   CHECK(r.status == 2);
@@ -50,11 +50,11 @@ TEST_CASE("run checks every output before loading the model and writes none when
 TEST_CASE("run refuses an output in a missing folder, and two outputs that are the same file",
           "[cli][outputs]") {
   const TempDir dir;
-  const auto missing = run_cli(run_args() + " --json " + q(dir / "nope" / "r.json"));
+  const auto missing = run_cli(outputs_run_args() + " --json " + q(dir / "nope" / "r.json"));
   CHECK(missing.status == 2);
   CHECK_THAT(missing.err, Catch::Contains("--json") && Catch::Contains("does not exist"));
   const auto twice =
-      run_cli(run_args() + " --json " + q(dir / "a.out") + " --csv " + q(dir / "a.out"));
+      run_cli(outputs_run_args() + " --json " + q(dir / "a.out") + " --csv " + q(dir / "a.out"));
   INFO(twice.err);
   CHECK(twice.status == 2);
   CHECK_THAT(twice.err,
@@ -102,7 +102,7 @@ TEST_CASE("run writes results through a symbolic link and into a FIFO without re
   neurobench::test::make_fifo(dir / "results.pipe");
   neurobench::test::FifoReader reader(dir / "results.pipe");
   const auto r =
-      run_cli(run_args() + " --json " + q(dir / "link.json") + " --csv " + q(dir / "results.pipe"));
+      run_cli(outputs_run_args() + " --json " + q(dir / "link.json") + " --csv " + q(dir / "results.pipe"));
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(fs::is_symlink(dir / "link.json"));
@@ -121,7 +121,7 @@ TEST_CASE(
   // A FIFO passes the checks before the run; with nobody reading it, writing fails after.
   neurobench::test::make_fifo(dir / "nobody.pipe");
   const auto r =
-      run_cli(run_args() + " --json " + q(dir / "ok.json") + " --csv " + q(dir / "nobody.pipe"));
+      run_cli(outputs_run_args() + " --json " + q(dir / "ok.json") + " --csv " + q(dir / "nobody.pipe"));
   INFO(r.err);
   CHECK(r.status == 2);
   CHECK_THAT(r.out, Catch::Contains("ClassificationAccuracy") && Catch::Contains("0.7"));
@@ -199,7 +199,7 @@ TEST_CASE("an empty output path is refused by name, on the command line and in a
           "[cli][outputs]") {
   const TempDir dir;
   for (const std::string flag : {"--json", "--csv", "--text"}) {
-    const auto r = run_cli(run_args() + " " + flag + " ''");
+    const auto r = run_cli(outputs_run_args() + " " + flag + " ''");
     INFO(flag << ": " << r.err);
     CHECK(r.status == 2);
     CHECK_THAT(r.err, Catch::StartsWith("error: " + flag + ": an empty path"));
@@ -214,7 +214,7 @@ TEST_CASE("an empty output path is refused by name, on the command line and in a
   CHECK(config.status == 2);
   CHECK_THAT(config.err, Catch::Contains("'outputs.json' is an empty path"));
   const auto results = dir / "r.json";
-  REQUIRE(run_cli(run_args() + " --json " + q(results)).status == 0);
+  REQUIRE(run_cli(outputs_run_args() + " --json " + q(results)).status == 0);
   const auto report = run_cli("report " + q(results) + " -o ''");
   CHECK(report.status == 2);
   CHECK_THAT(report.err, Catch::StartsWith("error: --output: an empty path"));
@@ -251,11 +251,11 @@ TEST_CASE("a path that is not UTF-8 is refused before the run, naming the flag",
   const TempDir dir;
   const fs::path odd = dir / std::string("model\xff.pt", 9);
   fs::create_symlink(fixture("core/classifier.pt"), odd);
-  const auto model = run_cli(run_args(odd) + " --json " + q(dir / "r.json"));
+  const auto model = run_cli(outputs_run_args(odd) + " --json " + q(dir / "r.json"));
   CHECK(model.status == 2);
   CHECK_THAT(model.err, Catch::StartsWith("error: --model: the path ") &&
                             Catch::Contains("is not valid UTF-8"));
-  const auto json = run_cli(run_args() + " --json " + q(dir / std::string("r\xfe.json", 7)));
+  const auto json = run_cli(outputs_run_args() + " --json " + q(dir / std::string("r\xfe.json", 7)));
   CHECK(json.status == 2);
   CHECK_THAT(json.err, Catch::StartsWith("error: --json: the path "));
   CHECK(names_in(dir.path()).size() == 1);  // the link only: no results file

@@ -31,9 +31,9 @@ using neurobench::test::TempDir;
 
 namespace {
 
-void write(const fs::path& file, const std::string& text) { std::ofstream(file) << text; }
+void write_suite_cli_file(const fs::path& file, const std::string& text) { std::ofstream(file) << text; }
 
-Json read_json(const fs::path& file) { return Json::parse(read_file(file)); }
+Json read_suite_json(const fs::path& file) { return Json::parse(read_file(file)); }
 
 // A group entry of the classifier fixture on its data.
 std::string classifier(const fs::path& model) {
@@ -83,7 +83,7 @@ TEST_CASE("a suite runs every group's repeats, summarises them, and a re-run ski
   const TempDir dir;
   fs::copy_file(fixture("core/classifier.pt"), dir / "a.pt");
   fs::copy_file(fixture("core/classifier.pt"), dir / "b.pt");
-  write(dir / "s.json", "{\"name\": \"small\", \"models\": {\"a\": " + classifier(dir / "a.pt") +
+  write_suite_cli_file(dir / "s.json", "{\"name\": \"small\", \"models\": {\"a\": " + classifier(dir / "a.pt") +
                             ", \"b\": " + classifier(dir / "b.pt") +
                             "}, \"settings\": {\"b4\": {\"batch_size\": 4}, \"b16\": "
                             "{\"batch_size\": 16}}, \"repeats\": 2, \"baseline\": \"a/b16\"}");
@@ -95,7 +95,7 @@ TEST_CASE("a suite runs every group's repeats, summarises them, and a re-run ski
     for (int k = 0; k < 2; ++k) {
       const fs::path run = out / "runs" / group;
       CHECK(fs::is_regular_file(run / ("rep-" + std::to_string(k) + ".json")));
-      const Json record = read_json(run / ("rep-" + std::to_string(k) + ".run.json"));
+      const Json record = read_suite_json(run / ("rep-" + std::to_string(k) + ".run.json"));
       CHECK(record["status"] == "ok");
       CHECK(record["jobs"] == 2);
       CHECK(record["peak_rss_bytes"].get<int64_t>() > 0);
@@ -104,7 +104,7 @@ TEST_CASE("a suite runs every group's repeats, summarises them, and a re-run ski
     CHECK_FALSE(has_temporaries(out / "runs" / group));
     CHECK(fs::is_regular_file(out / "runs" / group / "config.json"));
   }
-  const Json summary = read_json(out / "summary.json");
+  const Json summary = read_suite_json(out / "summary.json");
   CHECK(summary["baseline"] == "a/b16");
   REQUIRE(summary["groups"].size() == 4);
   const Json& b4 = summary["groups"][0];
@@ -132,7 +132,7 @@ TEST_CASE("a suite runs every group's repeats, summarises them, and a re-run ski
   CHECK(again.status == 0);
   CHECK_THAT(again.out, Catch::Contains("(8 done)") && !Catch::Contains("running"));
   CHECK_THAT(again.out, Catch::Contains("a/b4/rep-1: skipped (done)"));
-  CHECK(read_json(out / "summary.json")["groups"][3]["ok"] == 2);
+  CHECK(read_suite_json(out / "summary.json")["groups"][3]["ok"] == 2);
 
   // New bytes in b's model: b's four runs run again (and fail: it is not a model); a's do not.
   fs::copy_file(fixture("core/not_a_model.pt"), dir / "b.pt", fs::copy_options::overwrite_existing);
@@ -148,19 +148,19 @@ TEST_CASE("a suite runs every group's repeats, summarises them, and a re-run ski
 
 TEST_CASE("a failing run is recorded with its cause and the others finish", "[cli][suite]") {
   const TempDir dir;
-  write(dir / "s.json", "{\"models\": {\"bad\": " + classifier(fixture("core/not_a_model.pt")) +
+  write_suite_cli_file(dir / "s.json", "{\"models\": {\"bad\": " + classifier(fixture("core/not_a_model.pt")) +
                             ", \"good\": " + classifier(fixture("core/classifier.pt")) + "}}");
   const auto r = run_cli("suite " + q(dir / "s.json") + " --out " + q(dir / "out"));
   INFO(r.out << r.err);
   CHECK(r.status == 1);
-  const Json bad = read_json(dir / "out/runs/bad/rep-0.run.json");
+  const Json bad = read_suite_json(dir / "out/runs/bad/rep-0.run.json");
   CHECK(bad["status"] == "failed");
   CHECK(bad["exit_code"] == 2);
   CHECK_THAT(bad["cause"].get<std::string>(),
              Catch::Contains("exit status 2") && Catch::Contains("not_a_model.pt"));
   CHECK_FALSE(fs::exists(dir / "out/runs/bad/rep-0.json"));
-  CHECK(read_json(dir / "out/runs/good/rep-0.run.json")["status"] == "ok");
-  const Json summary = read_json(dir / "out/summary.json");
+  CHECK(read_suite_json(dir / "out/runs/good/rep-0.run.json")["status"] == "ok");
+  const Json summary = read_suite_json(dir / "out/summary.json");
   CHECK(summary["failed_runs"] == 1);
   CHECK(summary["groups"][0]["failures"][0]["status"] == "failed");
   CHECK(summary["groups"][1]["ok"] == 1);
@@ -169,7 +169,7 @@ TEST_CASE("a failing run is recorded with its cause and the others finish", "[cl
 
 TEST_CASE("a run past its timeout is stopped and recorded, and the suite goes on", "[cli][suite]") {
   const TempDir dir;
-  write(dir / "s.json", "{\"models\": {\"slow\": " + endless(fixture("core/classifier.pt")) +
+  write_suite_cli_file(dir / "s.json", "{\"models\": {\"slow\": " + endless(fixture("core/classifier.pt")) +
                             ", \"good\": " + classifier(fixture("core/classifier.pt")) +
                             "}, \"timeout_seconds\": 600}");
   // --timeout overrides the suite's 600 s. The good run must finish within it: a process takes
@@ -189,20 +189,20 @@ TEST_CASE("a run past its timeout is stopped and recorded, and the suite goes on
       run_cli("suite " + q(dir / "s.json") + " --timeout " + timeout + " --out " + q(dir / "out"));
   INFO(r.out << r.err);
   CHECK(r.status == 1);
-  const Json slow = read_json(dir / "out/runs/slow/rep-0.run.json");
+  const Json slow = read_suite_json(dir / "out/runs/slow/rep-0.run.json");
   CHECK(slow["status"] == "timeout");
   CHECK(slow["alone"] == true);
   CHECK_THAT(slow["cause"].get<std::string>(),
              Catch::Contains("timeout of " + timeout + " s (SIGTERM)"));
   CHECK_FALSE(fs::exists(dir / "out/runs/slow/rep-0.json"));
   CHECK_FALSE(has_temporaries(dir / "out/runs/slow"));
-  CHECK(read_json(dir / "out/runs/good/rep-0.run.json")["status"] == "ok");
+  CHECK(read_suite_json(dir / "out/runs/good/rep-0.run.json")["status"] == "ok");
 }
 
 TEST_CASE("a run that ignores SIGTERM at its timeout is killed after the grace", "[cli][suite]") {
   const TempDir dir;
   const TempDir logs;
-  write(dir / "s.json", "{\"models\": {\"slow\": " + endless(fixture("core/classifier.pt")) +
+  write_suite_cli_file(dir / "s.json", "{\"models\": {\"slow\": " + endless(fixture("core/classifier.pt")) +
                             "}, \"timeout_seconds\": 1}");
   BackgroundCli suite({"suite", (dir / "s.json").string(), "--out", (dir / "out").string()},
                       logs.path(),
@@ -211,7 +211,7 @@ TEST_CASE("a run that ignores SIGTERM at its timeout is killed after the grace",
   const int status = shell_status(suite.wait(120));
   INFO(suite.out() << suite.err());
   CHECK(status == 1);
-  const Json slow = read_json(dir / "out/runs/slow/rep-0.run.json");
+  const Json slow = read_suite_json(dir / "out/runs/slow/rep-0.run.json");
   CHECK(slow["status"] == "timeout");
   CHECK(slow["signal"] == "SIGKILL");
   CHECK_THAT(slow["cause"].get<std::string>(), Catch::Contains("then SIGKILL"));
@@ -220,7 +220,7 @@ TEST_CASE("a run that ignores SIGTERM at its timeout is killed after the grace",
 TEST_CASE("a run killed from outside is recorded as crashed with its signal", "[cli][suite]") {
   const TempDir dir;
   const TempDir logs;
-  write(dir / "s.json", "{\"models\": {\"victim\": " + endless(fixture("core/classifier.pt")) +
+  write_suite_cli_file(dir / "s.json", "{\"models\": {\"victim\": " + endless(fixture("core/classifier.pt")) +
                             ", \"good\": " + classifier(fixture("core/classifier.pt")) + "}}");
   BackgroundCli suite({"suite", (dir / "s.json").string(), "--out", (dir / "out").string()},
                       logs.path());
@@ -235,11 +235,11 @@ TEST_CASE("a run killed from outside is recorded as crashed with its signal", "[
   const int status = shell_status(suite.wait(120));
   INFO(suite.out() << suite.err());
   CHECK(status == 1);
-  const Json victim = read_json(dir / "out/runs/victim/rep-0.run.json");
+  const Json victim = read_suite_json(dir / "out/runs/victim/rep-0.run.json");
   CHECK(victim["status"] == "crashed");
   CHECK(victim["signal"] == "SIGKILL");
   CHECK_THAT(victim["cause"].get<std::string>(), Catch::Contains("out-of-memory"));
-  CHECK(read_json(dir / "out/runs/good/rep-0.run.json")["status"] == "ok");
+  CHECK(read_suite_json(dir / "out/runs/good/rep-0.run.json")["status"] == "ok");
 }
 
 TEST_CASE("Ctrl-C stops a suite with no partial file, exit 130, and a re-run resumes",
@@ -247,7 +247,7 @@ TEST_CASE("Ctrl-C stops a suite with no partial file, exit 130, and a re-run res
   const TempDir dir;
   const TempDir logs;
   const std::string quick = classifier(fixture("core/classifier.pt"));
-  write(dir / "s.json", "{\"models\": {\"quick\": " + quick +
+  write_suite_cli_file(dir / "s.json", "{\"models\": {\"quick\": " + quick +
                             ", \"slow\": " + endless(fixture("core/classifier.pt")) + "}}");
   {
     BackgroundCli suite({"suite", (dir / "s.json").string(), "--out", (dir / "out").string()},
@@ -268,7 +268,7 @@ TEST_CASE("Ctrl-C stops a suite with no partial file, exit 130, and a re-run res
   CHECK_FALSE(has_temporaries(dir / "out/runs/slow"));
   CHECK_FALSE(fs::exists(dir / "out/summary.json"));
   // The slow run made quick: quick is skipped, slow runs, the summary appears.
-  write(dir / "s.json", "{\"models\": {\"quick\": " + quick +
+  write_suite_cli_file(dir / "s.json", "{\"models\": {\"quick\": " + quick +
                             ", \"slow\": " + classifier(fixture("core/classifier.pt")) + "}}");
   const auto again = run_cli("suite " + q(dir / "s.json") + " --out " + q(dir / "out"));
   INFO(again.out << again.err);
@@ -280,7 +280,7 @@ TEST_CASE("Ctrl-C stops a suite with no partial file, exit 130, and a re-run res
 
 TEST_CASE("a bad suite file exits 2 naming the file and the key", "[cli][suite]") {
   const TempDir dir;
-  write(dir / "s.json", "{\"models\": {\"m\": " + classifier(fixture("core/classifier.pt")) +
+  write_suite_cli_file(dir / "s.json", "{\"models\": {\"m\": " + classifier(fixture("core/classifier.pt")) +
                             "}, \"baseline\": \"nope\"}");
   const auto r = run_cli("suite " + q(dir / "s.json") + " --out " + q(dir / "out"));
   CHECK(r.status == 2);
@@ -299,9 +299,9 @@ TEST_CASE(
   const TempDir dir;
   const TempDir logs;
   const fs::path out = dir / "out";
-  write(dir / "slow.json",
+  write_suite_cli_file(dir / "slow.json",
         "{\"models\": {\"slow\": " + endless(fixture("core/classifier.pt")) + "}}");
-  write(dir / "quick.json",
+  write_suite_cli_file(dir / "quick.json",
         "{\"models\": {\"quick\": " + classifier(fixture("core/classifier.pt")) + "}}");
   BackgroundCli first({"suite", (dir / "slow.json").string(), "--out", out.string()}, logs.path());
   REQUIRE(first.wait_for_stdout("slow/rep-0: running", 60));
@@ -317,7 +317,7 @@ TEST_CASE(
   const auto third = run_cli("suite " + q(dir / "quick.json") + " --out " + q(out));
   INFO(third.out << third.err);
   CHECK(third.status == 0);
-  CHECK(read_json(out / "runs/quick/rep-0.run.json")["status"] == "ok");
+  CHECK(read_suite_json(out / "runs/quick/rep-0.run.json")["status"] == "ok");
 }
 
 TEST_CASE("a suite whose groups neurobench run would refuse exits 2 before any run starts",
@@ -327,7 +327,7 @@ TEST_CASE("a suite whose groups neurobench run would refuse exits 2 before any r
   const std::string npz = fixture("core/classifier.npz").string();
   const auto refused = [&](const std::string& models, const std::string& part) {
     INFO(models);
-    write(dir / "s.json", "{\"models\": " + models + "}");
+    write_suite_cli_file(dir / "s.json", "{\"models\": " + models + "}");
     const auto r = run_cli("suite " + q(dir / "s.json") + " --out " + q(dir / "out"));
     INFO(r.out << r.err);
     CHECK(r.status == 2);
@@ -352,7 +352,7 @@ TEST_CASE("a suite whose groups neurobench run would refuse exits 2 before any r
   for (int i = 0; i < 1000; ++i) {
     many += (i == 0 ? "" : ", ") + ("\"m" + std::to_string(i) + "\": {}");
   }
-  write(dir / "s.json", "{\"models\": " + many + "}, \"repeats\": 10000}");
+  write_suite_cli_file(dir / "s.json", "{\"models\": " + many + "}, \"repeats\": 10000}");
   const auto big = run_cli("suite " + q(dir / "s.json") + " --out " + q(dir / "out"));
   CHECK(big.status == 2);
   CHECK_THAT(big.err, Catch::Contains("1000 models = 1000 groups x 10000 repeats = 10000000 runs"));
@@ -361,27 +361,27 @@ TEST_CASE("a suite whose groups neurobench run would refuse exits 2 before any r
 
 TEST_CASE("a run whose results file was damaged after it finished runs again", "[cli][suite]") {
   const TempDir dir;
-  write(dir / "s.json", "{\"models\": {\"m\": " + classifier(fixture("core/classifier.pt")) + "}}");
+  write_suite_cli_file(dir / "s.json", "{\"models\": {\"m\": " + classifier(fixture("core/classifier.pt")) + "}}");
   const std::string command = "suite " + q(dir / "s.json") + " --out " + q(dir / "out");
   const auto first = run_cli(command);
   INFO(first.out << first.err);
   REQUIRE(first.status == 0);
   const fs::path results = dir / "out/runs/m/rep-0.json";
   const std::string whole = read_file(results);
-  write(results, whole.substr(0, whole.size() / 2));  // truncated
+  write_suite_cli_file(results, whole.substr(0, whole.size() / 2));  // truncated
   const auto again = run_cli(command);
   INFO(again.out << again.err);
   CHECK(again.status == 0);
   CHECK_THAT(again.out, Catch::Contains("(0 done)") && Catch::Contains("m/rep-0: running") &&
                             Catch::Contains("m/rep-0: ok"));
   CHECK(read_file(results).size() == whole.size());
-  CHECK(read_json(dir / "out/runs/m/rep-0.run.json")["status"] == "ok");
+  CHECK(read_suite_json(dir / "out/runs/m/rep-0.run.json")["status"] == "ok");
 }
 
 TEST_CASE("suite flags refuse nan, hexadecimal and an empty --out before anything runs",
           "[cli][suite]") {
   const TempDir dir;
-  write(dir / "s.json", "{\"models\": {\"m\": " + classifier(fixture("core/classifier.pt")) + "}}");
+  write_suite_cli_file(dir / "s.json", "{\"models\": {\"m\": " + classifier(fixture("core/classifier.pt")) + "}}");
   const std::string suite = "suite " + q(dir / "s.json") + " --out " + q(dir / "out");
   for (const std::string value : {"nan", "inf", "0x10", ""}) {
     const auto r = run_cli(suite + " --timeout " + q(value));

@@ -13,12 +13,12 @@
 #include <neurobench/processors/processors.hpp>
 
 namespace fs = std::filesystem;
-using Json = nlohmann::json;
+using PlainJson = nlohmann::json;
 
 namespace {
 
 // check.sh's rule: integers exactly, floats within relative 1e-5 or absolute 1e-7.
-void compare(const Json& expected, const Json& actual, const std::string& path, bool by_layer) {
+void compare(const PlainJson& expected, const PlainJson& actual, const std::string& path, bool by_layer) {
   INFO(path);
   if (expected.is_object()) {
     REQUIRE(actual.is_object());
@@ -51,7 +51,7 @@ void compare(const Json& expected, const Json& actual, const std::string& path, 
   REQUIRE(std::abs(a - e) <= std::max(1e-5 * std::max(std::abs(e), std::abs(a)), 1e-7));
 }
 
-std::vector<std::string> strings(const Json& j) {
+std::vector<std::string> strings(const PlainJson& j) {
   std::vector<std::string> out;
   if (j.is_array()) {
     for (const auto& s : j) out.push_back(s.get<std::string>());
@@ -73,7 +73,7 @@ std::vector<fs::path> conformance_cases() {
 
 // A case run through the C++ API on `device`, as check.sh runs it through the command line.
 neurobench::Results run_case(const fs::path& dir, const c10::Device& device) {
-  const Json c = Json::parse(std::ifstream(dir / "case.json"));
+  const PlainJson c = PlainJson::parse(std::ifstream(dir / "case.json"));
   neurobench::TorchScriptOptions opts;
   opts.stepwise = c.value("stepwise", false);
   auto model =
@@ -110,12 +110,12 @@ TEST_CASE("every shared conformance case gives NeuroBench's numbers through the 
   REQUIRE(cases.size() >= 25);
   for (const auto& dir : cases) {
     DYNAMIC_SECTION(dir.filename().string()) {
-      const Json expected = Json::parse(std::ifstream(dir / "expected.json"));
+      const PlainJson expected = PlainJson::parse(std::ifstream(dir / "expected.json"));
       const auto results = run_case(dir, c10::kCPU);
       REQUIRE(results.ok());
       // The step-wise networks keep their neuron state: no stateless-network warning.
       for (const auto& w : results.warnings) CHECK_THAT(w, !Catch::Contains("state is lost"));
-      compare(expected, Json::parse(results.values.dump()), "", false);
+      compare(expected, PlainJson::parse(results.values.dump()), "", false);
     }
   }
 }

@@ -37,7 +37,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-DvsGestureOptions quiet() {
+DvsGestureOptions quiet_dvs() {
   DvsGestureOptions o;
   o.quiet = true;
   return o;
@@ -66,7 +66,7 @@ neurobench::Batch all(const DvsGesture& d) {
   return d.get(indices);
 }
 
-void require_equal(const neurobench::Batch& got, const Expected& want) {
+void require_dvs_equal(const neurobench::Batch& got, const Expected& want) {
   REQUIRE(got.data.sizes() == want.data.sizes());
   REQUIRE(got.data.scalar_type() == torch::kFloat32);
   REQUIRE(got.targets.scalar_type() == torch::kInt64);
@@ -78,7 +78,7 @@ void copy_folder(const fs::path& from, const fs::path& to) {
   fs::copy(from, to, fs::copy_options::recursive);
 }
 
-void write(const fs::path& path, const std::string& bytes) {
+void write_dvs_file(const fs::path& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
@@ -88,18 +88,18 @@ TEST_CASE("DvsGesture reads the release's samples with NeuroBench's frames", "[d
   for (const auto subset : {DvsGestureSubset::Train, DvsGestureSubset::Test}) {
     const std::string name = std::string(neurobench::datasets::to_string(subset));
     DYNAMIC_SECTION(name) {
-      const DvsGesture d(fixture("dvs_gesture/release"), subset, quiet());
+      const DvsGesture d(fixture("dvs_gesture/release"), subset, quiet_dvs());
       REQUIRE(d.is_release());
       REQUIRE(d.size() == 5);
       REQUIRE(d.frame_size() == 32);
       const neurobench::Batch batch = all(d);
       REQUIRE(batch.data.size(1) == 150);
       REQUIRE(batch.data.sum().item<float>() > 1000);
-      require_equal(batch, expected("release_" + name + "_default"));
+      require_dvs_equal(batch, expected("release_" + name + "_default"));
       REQUIRE(d.describe().find("release, 5 samples") != std::string::npos);
     }
   }
-  const DvsGesture test(fixture("dvs_gesture/release"), DvsGestureSubset::Test, quiet());
+  const DvsGesture test(fixture("dvs_gesture/release"), DvsGestureSubset::Test, quiet_dvs());
   // Trial list order, then csv order: user24_natural's classes 7, 10, 4 are labels 6, 9, 3.
   REQUIRE(test.label(0) == 6);
   REQUIRE(test.label(1) == 9);
@@ -109,7 +109,7 @@ TEST_CASE("DvsGesture reads the release's samples with NeuroBench's frames", "[d
 
 TEST_CASE("DvsGesture samples hold the events with start <= t < end of their csv row",
           "[datasets][dvs]") {
-  const DvsGesture d(fixture("dvs_gesture/release"), DvsGestureSubset::Test, quiet());
+  const DvsGesture d(fixture("dvs_gesture/release"), DvsGestureSubset::Test, quiet_dvs());
   const std::string csv = read_file(fixture("dvs_gesture/release/user24_natural_labels.csv"));
   // Second line: the first gesture's class, start, end.
   const std::size_t line = csv.find('\n') + 1;
@@ -126,7 +126,7 @@ TEST_CASE("DvsGesture frames by time window, event count and overlapping bins as
           "[datasets][dvs]") {
   for (const std::string config : {"window", "count", "bins_overlap"}) {
     DYNAMIC_SECTION(config) {
-      DvsGestureOptions o = quiet();
+      DvsGestureOptions o = quiet_dvs();
       if (config == "window") {
         o.frames.time_window = 20000;
         o.frames.overlap = 5000;
@@ -142,7 +142,7 @@ TEST_CASE("DvsGesture frames by time window, event count and overlapping bins as
       }
       for (const auto subset : {DvsGestureSubset::Train, DvsGestureSubset::Test}) {
         const DvsGesture d(fixture("dvs_gesture/release"), subset, o);
-        require_equal(all(d),
+        require_dvs_equal(all(d),
                       expected("release_" + std::string(neurobench::datasets::to_string(subset)) +
                                "_" + config));
       }
@@ -155,15 +155,15 @@ TEST_CASE("DvsGesture reads tonic's export: ms arrays of any dtype and structure
   for (const auto subset : {DvsGestureSubset::Train, DvsGestureSubset::Test}) {
     const std::string name = std::string(neurobench::datasets::to_string(subset));
     DYNAMIC_SECTION(name) {
-      const DvsGesture d(fixture("dvs_gesture/tonic"), subset, quiet());
+      const DvsGesture d(fixture("dvs_gesture/tonic"), subset, quiet_dvs());
       REQUIRE_FALSE(d.is_release());
-      require_equal(all(d), expected("tonic_" + name + "_default"));
+      require_dvs_equal(all(d), expected("tonic_" + name + "_default"));
     }
   }
   // tonic's root (save_to) holds DVSGesture/; a batch pads shorter samples with zero frames.
   TempDir tmp;
   copy_folder(fixture("dvs_gesture/tonic"), tmp / "DVSGesture");
-  DvsGestureOptions o = quiet();
+  DvsGestureOptions o = quiet_dvs();
   o.frames.time_window = 10000;
   const DvsGesture d(tmp.path(), DvsGestureSubset::Test, o);
   const neurobench::Batch one = d.get({3});  // user25_lab class 1: 40 ms
@@ -184,12 +184,12 @@ TEST_CASE("the dvs-gesture kind opens the release with NeuroBench's defaults",
   neurobench::DatasetOpenOptions open;
   open.quiet = true;
   const auto d = neurobench::dataset_kinds().open(spec, open);
-  require_equal(d->get({0, 1, 2, 3, 4}), expected("release_test_default"));
+  require_dvs_equal(d->get({0, 1, 2, 3, 4}), expected("release_test_default"));
   REQUIRE(d->source_sha256().value().size() == 64);
   spec.options["time_window"] = 20000;
   spec.options["overlap"] = 5000;
   spec.options["include_incomplete"] = true;
-  require_equal(neurobench::dataset_kinds().open(spec, open)->get({0, 1, 2, 3, 4}),
+  require_dvs_equal(neurobench::dataset_kinds().open(spec, open)->get({0, 1, 2, 3, 4}),
                 expected("release_test_window"));
   spec.options["n_time_bins"] = 10;  // and time_window: two slicings
   REQUIRE_THROWS_WITH(neurobench::dataset_kinds().check(spec), Catch::Contains("exactly one"));
@@ -211,15 +211,15 @@ TEST_CASE("the dvs-gesture kind opens the release with NeuroBench's defaults",
 TEST_CASE("DvsGesture names what it looked for when the folder is neither layout",
           "[datasets][dvs]") {
   TempDir tmp;
-  REQUIRE_THROWS_WITH(DvsGesture(tmp.path(), DvsGestureSubset::Test, quiet()),
+  REQUIRE_THROWS_WITH(DvsGesture(tmp.path(), DvsGestureSubset::Test, quiet_dvs()),
                       Catch::Contains("not a DVS Gesture folder") &&
                           Catch::Contains("trials_to_train.txt") &&
                           Catch::Contains("ibmGestureTest"));
-  REQUIRE_THROWS_WITH(DvsGesture(tmp / "nothing", DvsGestureSubset::Test, quiet()),
+  REQUIRE_THROWS_WITH(DvsGesture(tmp / "nothing", DvsGestureSubset::Test, quiet_dvs()),
                       Catch::Contains("no such DVS Gesture folder"));
   fs::create_directories(tmp / "only_train" / "ibmGestureTrain");
   REQUIRE_THROWS_WITH(
-      DvsGesture(tmp / "only_train", DvsGestureSubset::Test, quiet()),
+      DvsGesture(tmp / "only_train", DvsGestureSubset::Test, quiet_dvs()),
       Catch::Contains("ibmGestureTest: no such folder") && Catch::Contains("figshare"));
 }
 
@@ -227,16 +227,16 @@ TEST_CASE("DvsGesture refuses a missing labels csv and a bad row, naming them", 
   TempDir tmp;
   copy_folder(fixture("dvs_gesture/release"), tmp / "r");
   fs::remove(tmp / "r" / "user25_lab_labels.csv");
-  REQUIRE_THROWS_AS(DvsGesture(tmp / "r", DvsGestureSubset::Test, quiet()), InputError);
-  REQUIRE_THROWS_WITH(DvsGesture(tmp / "r", DvsGestureSubset::Test, quiet()),
+  REQUIRE_THROWS_AS(DvsGesture(tmp / "r", DvsGestureSubset::Test, quiet_dvs()), InputError);
+  REQUIRE_THROWS_WITH(DvsGesture(tmp / "r", DvsGestureSubset::Test, quiet_dvs()),
                       Catch::Contains("trials_to_test.txt line 2") &&
                           Catch::Contains("user25_lab_labels.csv: no such labels file"));
-  write(tmp / "r" / "user25_lab_labels.csv", "class,startTime_usec,endTime_usec\n12,5,10\n");
-  REQUIRE_THROWS_WITH(DvsGesture(tmp / "r", DvsGestureSubset::Test, quiet()),
+  write_dvs_file(tmp / "r" / "user25_lab_labels.csv", "class,startTime_usec,endTime_usec\n12,5,10\n");
+  REQUIRE_THROWS_WITH(DvsGesture(tmp / "r", DvsGestureSubset::Test, quiet_dvs()),
                       Catch::Contains("user25_lab_labels.csv line 2: '12,5,10'") &&
                           Catch::Contains("class (1-11)"));
   fs::remove(tmp / "r" / "user24_natural.aedat");
-  REQUIRE_THROWS_WITH(DvsGesture(tmp / "r", DvsGestureSubset::Test, quiet()),
+  REQUIRE_THROWS_WITH(DvsGesture(tmp / "r", DvsGestureSubset::Test, quiet_dvs()),
                       Catch::Contains("line 1") && Catch::Contains("no such AEDAT file"));
 }
 
@@ -246,8 +246,8 @@ TEST_CASE("DvsGesture reports a truncated recording and a bad eventSize when it 
   copy_folder(fixture("dvs_gesture/release"), tmp / "r");
   const fs::path rec = tmp / "r" / "user25_lab.aedat";
   const std::string whole = read_file(rec);
-  write(rec, whole.substr(0, whole.size() - 5));
-  const DvsGesture d(tmp / "r", DvsGestureSubset::Test, quiet());
+  write_dvs_file(rec, whole.substr(0, whole.size() - 5));
+  const DvsGesture d(tmp / "r", DvsGestureSubset::Test, quiet_dvs());
   REQUIRE_NOTHROW(d.get({0, 1, 2}));  // user24_natural is intact
   REQUIRE_THROWS_WITH(d.get({3}), Catch::Contains(rec.string()) &&
                                       Catch::Contains("truncated AEDAT packet at byte offset"));
@@ -257,7 +257,7 @@ TEST_CASE("DvsGesture reports a truncated recording and a bad eventSize when it 
   const std::size_t second = data + 28 + 8;
   REQUIRE(bad[second] == 1);  // eventType 1: polarity
   bad[second + 4] = 16;
-  write(rec, bad);
+  write_dvs_file(rec, bad);
   REQUIRE_THROWS_WITH(d.get({4}), Catch::Contains(rec.string()) && Catch::Contains("eventSize 16"));
 }
 
@@ -265,27 +265,27 @@ TEST_CASE("DvsGesture refuses malformed npy files of tonic's export", "[datasets
   TempDir tmp;
   copy_folder(fixture("dvs_gesture/tonic"), tmp / "t");
   const fs::path trial = tmp / "t" / "ibmGestureTest" / "user24_natural";
-  write(trial / "5.npy", "garbage");
-  REQUIRE_THROWS_WITH(DvsGesture(tmp / "t", DvsGestureSubset::Test, quiet()),
+  write_dvs_file(trial / "5.npy", "garbage");
+  REQUIRE_THROWS_WITH(DvsGesture(tmp / "t", DvsGestureSubset::Test, quiet_dvs()),
                       Catch::Contains("5.npy") && Catch::Contains("not a NumPy .npy file"));
   fs::remove(trial / "5.npy");
   fs::copy_file(fixture("dvs_gesture/npy/plain.npy"), trial / "5.npy");
-  REQUIRE_THROWS_WITH(DvsGesture(tmp / "t", DvsGestureSubset::Test, quiet()),
+  REQUIRE_THROWS_WITH(DvsGesture(tmp / "t", DvsGestureSubset::Test, quiet_dvs()),
                       Catch::Contains("5.npy: an array of shape (2, 3)"));
   fs::remove(trial / "5.npy");
   fs::copy_file(fixture("dvs_gesture/npy/unsigned.npy"), trial / "5.npy");
-  REQUIRE_THROWS_WITH(DvsGesture(tmp / "t", DvsGestureSubset::Test, quiet()),
+  REQUIRE_THROWS_WITH(DvsGesture(tmp / "t", DvsGestureSubset::Test, quiet_dvs()),
                       Catch::Contains("5.npy: the structured array has no field 'x'"));
   fs::remove(trial / "5.npy");
   // A (events, 4) array with an event off the 128 x 128 sensor: found when it is read.
   neurobench::save_npy(trial / "7.npy",
                        torch::tensor({200, 1, 0, 5, 1, 1, 1, 6}, torch::kInt).reshape({2, 4}));
-  const DvsGesture off(tmp / "t", DvsGestureSubset::Test, quiet());
+  const DvsGesture off(tmp / "t", DvsGestureSubset::Test, quiet_dvs());
   REQUIRE(off.file(2).filename() == "7.npy");
   REQUIRE_THROWS_WITH(off.get({2}), Catch::Contains("7.npy: sample 2: event 0 at x 200, y 1") &&
                                         Catch::Contains("outside the DVS128"));
-  write(trial / "11.npy", "");
-  REQUIRE_THROWS_WITH(DvsGesture(tmp / "t", DvsGestureSubset::Test, quiet()),
+  write_dvs_file(trial / "11.npy", "");
+  REQUIRE_THROWS_WITH(DvsGesture(tmp / "t", DvsGestureSubset::Test, quiet_dvs()),
                       Catch::Contains("11.npy: expected a file named by its label"));
 }
 
@@ -312,7 +312,7 @@ TEST_CASE("DvsGesture refuses NaN, infinite and out-of-range values in a float e
           torch::tensor({1.0, 1.0, 0.0, 5.0, 2.0, 2.0, 1.0, 6.0}, dtype).reshape({2, 4});
       events[1][c.column] = c.value;
       neurobench::save_npy(trial / "7.npy", events);
-      const DvsGesture d(tmp / "t", DvsGestureSubset::Test, quiet());
+      const DvsGesture d(tmp / "t", DvsGestureSubset::Test, quiet_dvs());
       REQUIRE(d.file(2).filename() == "7.npy");
       INFO(c.message << ", " << dtype);
       CHECK_THROWS_AS(d.get({2}), InputError);
@@ -324,7 +324,7 @@ TEST_CASE("DvsGesture refuses NaN, infinite and out-of-range values in a float e
 
 TEST_CASE("DvsGesture refuses frame options beyond the memory budget, naming the option",
           "[datasets][dvs]") {
-  DvsGestureOptions o = quiet();
+  DvsGestureOptions o = quiet_dvs();
   o.frames.n_time_bins = 1000000000;
   // 10^9 frames of 2 x 32 x 32 float32: refused when the data set is opened, before any sample.
   CHECK_THROWS_AS(DvsGesture(fixture("dvs_gesture/tonic"), DvsGestureSubset::Test, o), InputError);
@@ -332,7 +332,7 @@ TEST_CASE("DvsGesture refuses frame options beyond the memory budget, naming the
                     Catch::StartsWith("to_frame: frame option n_time_bins = 1000000000 makes 1e+09 "
                                       "frames of 2 x 32 x 32 float32: the array takes"));
   // A time window of one microsecond over a sample of seconds: found when the sample is framed.
-  o = quiet();
+  o = quiet_dvs();
   o.frames.time_window = 1.0;
   o.frames.max_bytes = 1 << 20;
   const DvsGesture d(fixture("dvs_gesture/tonic"), DvsGestureSubset::Test, o);
@@ -373,18 +373,18 @@ TEST_CASE("DvsGesture names a NUL byte in the trial list and a recording it may 
   copy_folder(fixture("dvs_gesture/release"), tmp / "r");
   const fs::path list = tmp / "r" / "trials_to_test.txt";
   const std::string trials = read_file(list);
-  write(list, trials.substr(0, trials.find('\n')) + std::string("\0junk\n", 6));
-  CHECK_THROWS_WITH(DvsGesture(tmp / "r", DvsGestureSubset::Test, quiet()),
+  write_dvs_file(list, trials.substr(0, trials.find('\n')) + std::string("\0junk\n", 6));
+  CHECK_THROWS_WITH(DvsGesture(tmp / "r", DvsGestureSubset::Test, quiet_dvs()),
                     list.string() + " line 1: a NUL byte in the line");
-  write(list, trials);
+  write_dvs_file(list, trials);
   const fs::path first = tmp / "r" / trials.substr(0, trials.find_first_of("\r\n"));
   fs::permissions(first, fs::perms::none);
   CHECK_THAT(neurobench::test::unprivileged_error(
-                 [&] { DvsGesture(tmp / "r", DvsGestureSubset::Test, quiet()); }),
+                 [&] { DvsGesture(tmp / "r", DvsGestureSubset::Test, quiet_dvs()); }),
              Catch::EndsWith(first.string() + ": cannot open the AEDAT file: Permission denied"));
   fs::permissions(tmp / "r", fs::perms::none);
   CHECK(neurobench::test::unprivileged_error([&] {
-          DvsGesture(tmp / "r", DvsGestureSubset::Test, quiet());
+          DvsGesture(tmp / "r", DvsGestureSubset::Test, quiet_dvs());
         }) == (tmp / "r").string() + ": cannot list the DVS Gesture folder: Permission denied");
   fs::permissions(tmp / "r", fs::perms::owner_all);
 }

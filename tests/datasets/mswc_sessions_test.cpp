@@ -43,7 +43,7 @@ MswcSessionOptions small() {
   return o;
 }
 
-fs::path make_release(const fs::path& root) {
+fs::path make_sessions_release(const fs::path& root) {
   const fs::path m = root / "MSWC";
   neurobench::test::mswc_evaluation(m, "fa", 100, 3, 6);
   neurobench::test::mswc_evaluation(m, "eo", 110, 3, 6);
@@ -69,7 +69,7 @@ int64_t row_of(const fs::path& m, const std::string& lang, const std::string& pa
 TEST_CASE("draws are the same for a seed and shaped as IncrementalFewShot draws them",
           "[datasets][mswc][sessions]") {
   TempDir tmp;
-  const fs::path m = make_release(tmp.path());
+  const fs::path m = make_sessions_release(tmp.path());
   const MswcDraws a = neurobench::datasets::draw_mswc_sessions(m, small(), 7);
   const MswcDraws b = neurobench::datasets::draw_mswc_sessions(tmp.path(), small(), 7);
   CHECK(to_json(a) == to_json(b));
@@ -115,7 +115,7 @@ TEST_CASE("draws are the same for a seed and shaped as IncrementalFewShot draws 
 TEST_CASE("the sessions give support shot-major and the cumulative query of every session",
           "[datasets][mswc][sessions]") {
   TempDir tmp;
-  const fs::path m = make_release(tmp.path());
+  const fs::path m = make_sessions_release(tmp.path());
   const MswcDraws draws = neurobench::datasets::draw_mswc_sessions(m, small(), 3);
   const MswcSessions sessions(tmp.path(), draws);
   REQUIRE(sessions.size() == 3);
@@ -158,7 +158,7 @@ TEST_CASE("the sessions give support shot-major and the cumulative query of ever
 
 TEST_CASE("a draws file is written and read back whole", "[datasets][mswc][sessions]") {
   TempDir tmp;
-  const fs::path m = make_release(tmp.path());
+  const fs::path m = make_sessions_release(tmp.path());
   const MswcDraws draws = neurobench::datasets::draw_mswc_sessions(m, small(), 11);
   neurobench::datasets::write_mswc_draws(draws, tmp / "draws.json");
   const MswcDraws back = neurobench::datasets::read_mswc_draws(tmp / "draws.json");
@@ -179,7 +179,7 @@ TEST_CASE("a draws file is written and read back whole", "[datasets][mswc][sessi
 TEST_CASE("a bad draws file is an InputError naming the file and the key at fault",
           "[datasets][mswc][sessions]") {
   TempDir tmp;
-  const fs::path m = make_release(tmp.path());
+  const fs::path m = make_sessions_release(tmp.path());
   const Json good = to_json(neurobench::datasets::draw_mswc_sessions(m, small(), 5));
   const auto refused = [&](const Json& json, const std::string& text) {
     write_bytes(tmp / "bad.json", json.dump());
@@ -240,7 +240,7 @@ TEST_CASE("a bad draws file is an InputError naming the file and the key at faul
 TEST_CASE("draws that do not fit the release are refused, naming the list and the clip",
           "[datasets][mswc][sessions]") {
   TempDir tmp;
-  const fs::path m = make_release(tmp.path());
+  const fs::path m = make_sessions_release(tmp.path());
   const MswcDraws good = neurobench::datasets::draw_mswc_sessions(m, small(), 5);
   const auto refused = [&](const MswcDraws& d, const std::string& text) {
     INFO(text);
@@ -272,7 +272,7 @@ TEST_CASE("draws that do not fit the release are refused, naming the list and th
 TEST_CASE("an evaluation list not in whole blocks of one word is refused for drawing",
           "[datasets][mswc][sessions]") {
   TempDir tmp;
-  const fs::path m = make_release(tmp.path());
+  const fs::path m = make_sessions_release(tmp.path());
   const std::string fa = neurobench::test::read_file(m / "fa" / "evaluation.csv");
   const auto refused = [&](const std::string& csv, const std::string& text) {
     write_bytes(m / "fa" / "evaluation.csv", csv);

@@ -43,7 +43,7 @@ MswcOptions evaluation(const std::string& language) {
 }
 
 // A release in root/MSWC: base lists over two languages' clips, and fa's evaluation list.
-fs::path make_release(const fs::path& root) {
+fs::path make_mswc_release(const fs::path& root) {
   const fs::path m = root / "MSWC";
   // Windows line ends, a header line, whitespace Python strips (a tab, U+00A0 at the end).
   std::string train = "LINK,WORD,LANG\r\n";
@@ -87,7 +87,7 @@ TEST_CASE("mswc_keywords are NeuroBench's 200 FSCIL keywords in its order", "[da
 TEST_CASE("Mswc lists the clips of each list in order with the keyword's label",
           "[datasets][mswc]") {
   TempDir tmp;
-  const fs::path m = make_release(tmp.path());
+  const fs::path m = make_mswc_release(tmp.path());
   const Mswc train(m, base(MswcProcedure::Training));
   CHECK(train.size() == 3);
   CHECK(labels(train) == std::vector<int64_t>{0, 22, 1});
@@ -115,7 +115,7 @@ TEST_CASE("Mswc lists the clips of each list in order with the keyword's label",
 TEST_CASE("Mswc gives each clip decoded, zero-padded to (48000, 1), with its label",
           "[datasets][mswc]") {
   TempDir tmp;
-  const fs::path m = make_release(tmp.path());
+  const fs::path m = make_mswc_release(tmp.path());
   const Mswc train(m, base(MswcProcedure::Training));
   const neurobench::Batch batch = train.get({2, 0, 1});
   REQUIRE(batch.data.sizes() == torch::IntArrayRef({3, 48000, 1}));
@@ -144,7 +144,7 @@ TEST_CASE("Mswc gives each clip decoded, zero-padded to (48000, 1), with its lab
 TEST_CASE("the mswc kind opens each subset by its options and refuses wrong ones",
           "[datasets][mswc][kinds]") {
   TempDir tmp;
-  make_release(tmp.path());
+  make_mswc_release(tmp.path());
   neurobench::DatasetSpec spec = neurobench::parse_dataset_spec("mswc:" + tmp.path().string());
   spec.options = {{"subset", "base"}, {"procedure", "testing"}};
   neurobench::DatasetOpenOptions quiet;
@@ -178,7 +178,7 @@ TEST_CASE("a missing folder or list is an InputError saying what was looked for"
                       Catch::Contains("no such MSWC folder") &&
                           Catch::Contains("base_test.csv (the release folder)") &&
                           Catch::Contains("MSWC/base_test.csv (NeuroBench's root)"));
-  make_release(tmp.path());
+  make_mswc_release(tmp.path());
   REQUIRE_THROWS_WITH(Mswc(tmp.path(), evaluation("eo")),
                       Catch::Contains("no MSWC list eo/evaluation.csv"));
   write_bytes(tmp / "file", "x");
@@ -189,7 +189,7 @@ TEST_CASE("a missing folder or list is an InputError saying what was looked for"
 TEST_CASE("a list naming a clip that is not there is refused at once, naming list and line",
           "[datasets][mswc]") {
   TempDir tmp;
-  const fs::path m = make_release(tmp.path());
+  const fs::path m = make_mswc_release(tmp.path());
   write_bytes(m / "base_val.csv",
               "LINK,WORD,LANG\ncollection/v.opus,collection,en\n"
               "collection/gone.opus,collection,en\n");
@@ -206,7 +206,7 @@ TEST_CASE("a list naming a clip that is not there is refused at once, naming lis
 TEST_CASE("a list that is not three fields per line, a keyword or UTF-8 is refused by line",
           "[datasets][mswc]") {
   TempDir tmp;
-  const fs::path m = make_release(tmp.path());
+  const fs::path m = make_mswc_release(tmp.path());
   const auto refused = [&](const std::string& csv, const std::string& text) {
     write_bytes(m / "base_val.csv", csv);
     INFO(csv);
@@ -232,7 +232,7 @@ TEST_CASE("a list that is not three fields per line, a keyword or UTF-8 is refus
 TEST_CASE("a clip that is not Opus, not mono or longer than one second fails get(), by name",
           "[datasets][mswc]") {
   TempDir tmp;
-  const fs::path m = make_release(tmp.path());
+  const fs::path m = make_mswc_release(tmp.path());
   std::string csv = mswc_clip(m, "en", "collection/ok.opus", "collection", 960, 300) + "\n";
   csv += mswc_clip(m, "en", "collection/long.opus", "collection", 48001, 300) + "\n";
   neurobench::test::write_opus(m / "en" / "clips" / "collection" / "stereo.opus",

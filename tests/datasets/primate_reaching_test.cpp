@@ -28,7 +28,7 @@ using neurobench::test::TempDir;
 
 namespace {
 
-PrimateReachingOptions quiet() {
+PrimateReachingOptions quiet_primate() {
   PrimateReachingOptions options;
   options.quiet = true;
   return options;
@@ -40,7 +40,7 @@ std::filesystem::path session(const std::string& name) {
 
 std::string open_error(const std::filesystem::path& path) {
   try {
-    PrimateReaching d(path, PrimateReachingSubset::Test, quiet());
+    PrimateReaching d(path, PrimateReachingSubset::Test, quiet_primate());
   } catch (const InputError& e) {
     return e.what();
   }
@@ -101,9 +101,9 @@ std::string open_error(const std::filesystem::path& path, const PrimateReachingO
 // segments (target changes after steps 0, 1, 4, 19, 99, 100, 101) split 6 / 1 / 1.
 TEST_CASE("the small session splits into NeuroBench's train, val and test steps",
           "[datasets][primate_reaching]") {
-  const PrimateReaching train(session("small.mat"), PrimateReachingSubset::Train, quiet());
-  const PrimateReaching val(session("small.mat"), PrimateReachingSubset::Validation, quiet());
-  const PrimateReaching test(session("small.mat"), PrimateReachingSubset::Test, quiet());
+  const PrimateReaching train(session("small.mat"), PrimateReachingSubset::Train, quiet_primate());
+  const PrimateReaching val(session("small.mat"), PrimateReachingSubset::Validation, quiet_primate());
+  const PrimateReaching test(session("small.mat"), PrimateReachingSubset::Test, quiet_primate());
   CHECK(train.size() == 100);
   CHECK(val.size() == 1);
   CHECK(test.size() == 199);
@@ -122,7 +122,7 @@ TEST_CASE("the small session splits into NeuroBench's train, val and test steps"
 
 TEST_CASE("samples are (num_steps, channels) float32 counts, targets (2) or (num_steps, 2)",
           "[datasets][primate_reaching]") {
-  const PrimateReaching test(session("small.mat"), PrimateReachingSubset::Test, quiet());
+  const PrimateReaching test(session("small.mat"), PrimateReachingSubset::Test, quiet_primate());
   const neurobench::Batch batch = test.get({0, 1, 198});
   CHECK(batch.data.sizes() == torch::IntArrayRef{3, 1, 4});
   CHECK(batch.data.dtype() == torch::kFloat32);
@@ -133,7 +133,7 @@ TEST_CASE("samples are (num_steps, channels) float32 counts, targets (2) or (num
   CHECK(batch.data.min().item<float>() >= 0);
   CHECK(batch.data.max().item<float>() <= 7);
 
-  PrimateReachingOptions series = quiet();
+  PrimateReachingOptions series = quiet_primate();
   series.num_steps = 3;
   series.label_series = true;
   const PrimateReaching train(session("small.mat"), PrimateReachingSubset::Train, series);
@@ -143,7 +143,7 @@ TEST_CASE("samples are (num_steps, channels) float32 counts, targets (2) or (num
   const neurobench::Batch none = test.get({});
   CHECK(none.data.sizes() == torch::IntArrayRef{0, 1, 4});
   // Row k of step 50 is the window of step 50 - 7k, and its target that step's velocity.
-  const PrimateReaching one(session("small.mat"), PrimateReachingSubset::Train, quiet());
+  const PrimateReaching one(session("small.mat"), PrimateReachingSubset::Train, quiet_primate());
   const neurobench::Batch rows = one.get({50, 43, 36});
   CHECK(torch::equal(first.data[1], rows.data.squeeze(1)));
   CHECK(torch::equal(first.targets[1], rows.targets));
@@ -152,7 +152,7 @@ TEST_CASE("samples are (num_steps, channels) float32 counts, targets (2) or (num
 TEST_CASE("counts and velocities are NeuroBench's on the small session",
           "[datasets][primate_reaching]") {
   // NeuroBench's values (check_primate_reaching.py compares every sample of larger sessions).
-  const PrimateReaching test(session("small.mat"), PrimateReachingSubset::Test, quiet());
+  const PrimateReaching test(session("small.mat"), PrimateReachingSubset::Test, quiet_primate());
   std::vector<int64_t> all(199);
   for (int64_t i = 0; i < 199; ++i) all[static_cast<std::size_t>(i)] = i;
   const neurobench::Batch batch = test.get(all);
@@ -214,7 +214,7 @@ TEST_CASE("a file that is not HDF5, truncated or missing is an InputError naming
 TEST_CASE("options NeuroBench asserts on are UsageErrors naming the field",
           "[datasets][primate_reaching]") {
   const auto refused = [](auto change, const std::string& text) {
-    PrimateReachingOptions o = quiet();
+    PrimateReachingOptions o = quiet_primate();
     change(o);
     CHECK_THROWS_AS(o.validate(), UsageError);
     CHECK_THROWS_WITH(o.validate(), Catch::StartsWith("Primate Reaching option " + text));
@@ -228,7 +228,7 @@ TEST_CASE("options NeuroBench asserts on are UsageErrors naming the field",
   refused([](auto& o) { o.bin_width = 0.001; }, "bin_width = 0.001: must be at least 0.004 s");
   refused([](auto& o) { o.max_segment_length = -1; }, "max_segment_length = -1");
   refused([](auto& o) { o.split_num = 0; }, "split_num = 0: must be at least 1");
-  CHECK_NOTHROW(quiet().validate());
+  CHECK_NOTHROW(quiet_primate().validate());
 }
 
 TEST_CASE("spike trains too long for memory are refused naming the file before allocating",
@@ -236,19 +236,19 @@ TEST_CASE("spike trains too long for memory are refused naming the file before a
   TempDir dir;
   // Over 2^64 steps of 4 ms (a cast to size_t once gave 0 and a write into an empty vector).
   const std::filesystem::path huge = with_time_span(dir, 1e17);
-  CHECK_THROWS_AS(PrimateReaching(huge, PrimateReachingSubset::Test, quiet()), InputError);
-  std::string message = open_error(huge, quiet());
+  CHECK_THROWS_AS(PrimateReaching(huge, PrimateReachingSubset::Test, quiet_primate()), InputError);
+  std::string message = open_error(huge, quiet_primate());
   CHECK_THAT(message, Catch::StartsWith(huge.string() + ": the spike trains of 4 channels over "
                                                         "dataset 't' (0 s to 1e+17 s)"));
   CHECK_THAT(message, Catch::Contains("nothing of it was read"));
   // 2.5e11 steps: within size_t, far beyond the budget, which the message names.
-  PrimateReachingOptions small_budget = quiet();
+  PrimateReachingOptions small_budget = quiet_primate();
   small_budget.max_array_bytes = 1 << 20;
   message = open_error(with_time_span(dir, 1e9), small_budget);
   CHECK_THAT(message, Catch::Contains("(0 s to 1e+09 s)"));
   CHECK_THAT(message, Catch::Contains("max_array_bytes"));
   // The same from bin_width, on the small session.
-  PrimateReachingOptions wide = quiet();
+  PrimateReachingOptions wide = quiet_primate();
   wide.bin_width = 1e9;
   message = open_error(session("small.mat"), wide);
   CHECK_THAT(message, Catch::StartsWith(session("small.mat").string() + ": the spike trains"));
@@ -258,13 +258,13 @@ TEST_CASE("spike trains too long for memory are refused naming the file before a
 TEST_CASE("stride and bin_width too large are UsageErrors naming them, split_num gives none",
           "[datasets][primate_reaching]") {
   for (const double seconds : {1e17, 1e300}) {
-    PrimateReachingOptions o = quiet();
+    PrimateReachingOptions o = quiet_primate();
     o.stride = seconds;
     CHECK_THROWS_WITH(o.validate(), fmt::format("Primate Reaching option stride = {}: must be at "
                                                 "least 0.004 s (the sampling interval) and at "
                                                 "most 1e+09 s",
                                                 seconds));
-    o = quiet();
+    o = quiet_primate();
     o.bin_width = seconds;
     CHECK_THROWS_WITH(o.validate(), Catch::StartsWith(fmt::format(
                                         "Primate Reaching option bin_width = {}: ", seconds)));
@@ -272,11 +272,11 @@ TEST_CASE("stride and bin_width too large are UsageErrors naming them, split_num
   // More chunks than segments: no samples, as in NeuroBench, and at once (a loop over 10^18
   // chunks once hung).
   for (const int64_t chunks : {int64_t{9}, int64_t{1000000000000000000}}) {
-    PrimateReachingOptions o = quiet();
+    PrimateReachingOptions o = quiet_primate();
     o.split_num = chunks;
     CHECK(PrimateReaching(session("small.mat"), PrimateReachingSubset::Train, o).size() == 0);
   }
-  PrimateReachingOptions eight = quiet();
+  PrimateReachingOptions eight = quiet_primate();
   eight.split_num = 8;
   CHECK(PrimateReaching(session("small.mat"), PrimateReachingSubset::Test, eight).size() > 0);
 }
@@ -293,7 +293,7 @@ TEST_CASE("subset names are NeuroBench's, an unknown one is a UsageError listing
   CHECK_THROWS_WITH(primate_reaching_subset("testing"),
                     Catch::StartsWith("unknown Primate Reaching subset 'testing' (valid: train, "
                                       "val, test"));
-  const PrimateReaching test(session("small.mat"), PrimateReachingSubset::Test, quiet());
+  const PrimateReaching test(session("small.mat"), PrimateReachingSubset::Test, quiet_primate());
   CHECK_THROWS_AS(test.get({199}), UsageError);
   CHECK_THROWS_AS(test.get({-1}), UsageError);
 }
@@ -336,7 +336,7 @@ TEST_CASE("the primate-reaching kind opens a session with its options",
 TEST_CASE("a NaN in cursor_pos reaches the scan before the run through the session's velocity",
           "[datasets][primate_reaching]") {
   TempDir dir;
-  const PrimateReaching d(with_nan_cursor(dir), PrimateReachingSubset::Train, quiet());
+  const PrimateReaching d(with_nan_cursor(dir), PrimateReachingSubset::Train, quiet_primate());
   const auto arrays = d.arrays();
   REQUIRE(arrays.size() == 1);
   CHECK(arrays[0].first == "velocity (targets, from cursor_pos)");
@@ -345,6 +345,6 @@ TEST_CASE("a NaN in cursor_pos reaches the scan before the run through the sessi
   REQUIRE(found.has_value());
   CHECK(found->nan > 0);
   // The clean session has none.
-  const PrimateReaching clean(session("small.mat"), PrimateReachingSubset::Train, quiet());
+  const PrimateReaching clean(session("small.mat"), PrimateReachingSubset::Train, quiet_primate());
   CHECK_FALSE(neurobench::detail::find_non_finite(clean.arrays()[0].second).has_value());
 }

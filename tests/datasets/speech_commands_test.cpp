@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-SpeechCommandsOptions quiet() {
+SpeechCommandsOptions quiet_speech() {
   SpeechCommandsOptions options;
   options.quiet = true;
   return options;
@@ -67,7 +67,7 @@ TEST_CASE("the labels are the release's folders sorted with a trailing '/', numb
           "[datasets][speech_commands]") {
   TempDir tmp;
   const auto release = neurobench::test::make_speech_commands(tmp.path());
-  const SpeechCommands all(release.folder, SpeechCommandsSubset::All, quiet());
+  const SpeechCommands all(release.folder, SpeechCommandsSubset::All, quiet_speech());
   // "a-b/" sorts before "a/" ('-' < '/'); _background_noise_ and .hidden are not labels.
   CHECK(all.labels() == neurobench::test::speech_commands_labels());
 }
@@ -78,24 +78,24 @@ TEST_CASE("each subset holds the clips torchaudio's SPEECHCOMMANDS lists, in its
   const auto release = neurobench::test::make_speech_commands(tmp.path());
   const fs::path& folder = release.folder;
 
-  const SpeechCommands training(folder, SpeechCommandsSubset::Training, quiet());
+  const SpeechCommands training(folder, SpeechCommandsSubset::Training, quiet_speech());
   CHECK(relative_files(training) ==
         std::vector<std::string>{"a-b/ab_nohash_0.wav", "a-b/ab_nohash_1.wav", "no/n1_nohash_0.wav",
                                  "yes/y1_nohash_0.wav"});
   CHECK(targets(training) == std::vector<int64_t>{0, 0, 2, 3});
 
-  const SpeechCommands validation(folder, SpeechCommandsSubset::Validation, quiet());
+  const SpeechCommands validation(folder, SpeechCommandsSubset::Validation, quiet_speech());
   CHECK(relative_files(validation) == std::vector<std::string>{"no/n2_nohash_0.wav"});
   CHECK(targets(validation) == std::vector<int64_t>{2});
 
   // The list's order, each line stripped and normalised as os.path.normpath.
-  const SpeechCommands testing(folder, SpeechCommandsSubset::Testing, quiet());
+  const SpeechCommands testing(folder, SpeechCommandsSubset::Testing, quiet_speech());
   CHECK(relative_files(testing) == std::vector<std::string>{"yes/y2_nohash_0.wav",
                                                             "a/a1_nohash_0.wav",
                                                             "yes/y1_nohash_1.wav"});
   CHECK(targets(testing) == std::vector<int64_t>{3, 1, 3});
 
-  const SpeechCommands all(folder, SpeechCommandsSubset::All, quiet());
+  const SpeechCommands all(folder, SpeechCommandsSubset::All, quiet_speech());
   CHECK(relative_files(all) ==
         std::vector<std::string>{"a-b/ab_nohash_0.wav", "a-b/ab_nohash_1.wav", "a/a1_nohash_0.wav",
                                  "no/n1_nohash_0.wav", "no/n2_nohash_0.wav", "yes/y1_nohash_0.wav",
@@ -109,7 +109,7 @@ TEST_CASE("get() reads the clips asked for: (n, 16000, 1) float32 zero-padded, i
           "[datasets][speech_commands]") {
   TempDir tmp;
   const auto release = neurobench::test::make_speech_commands(tmp.path());
-  const SpeechCommands testing(release.folder, SpeechCommandsSubset::Testing, quiet());
+  const SpeechCommands testing(release.folder, SpeechCommandsSubset::Testing, quiet_speech());
   const neurobench::Batch batch = testing.get({2, 0, 2});
   REQUIRE(batch.data.sizes() == torch::IntArrayRef({3, 16000, 1}));
   REQUIRE(batch.data.scalar_type() == torch::kFloat32);
@@ -134,7 +134,7 @@ TEST_CASE("NeuroBench's root (ROOT/SpeechCommands/speech_commands_v0.02) works a
   TempDir tmp;
   const fs::path folder = tmp / "SpeechCommands" / "speech_commands_v0.02";
   neurobench::test::make_speech_commands(folder);
-  const SpeechCommands testing(tmp.path(), SpeechCommandsSubset::Testing, quiet());
+  const SpeechCommands testing(tmp.path(), SpeechCommandsSubset::Testing, quiet_speech());
   CHECK(testing.folder() == folder);
   CHECK(testing.size() == 3);
 }
@@ -143,19 +143,19 @@ TEST_CASE("a folder that is no Speech Commands release is refused, saying what w
           "[datasets][speech_commands]") {
   TempDir tmp;
   fs::create_directories(tmp / "empty");
-  CHECK_THROWS_AS(SpeechCommands(tmp / "empty", SpeechCommandsSubset::All, quiet()), InputError);
+  CHECK_THROWS_AS(SpeechCommands(tmp / "empty", SpeechCommandsSubset::All, quiet_speech()), InputError);
   CHECK_THROWS_WITH(
-      SpeechCommands(tmp / "empty", SpeechCommandsSubset::All, quiet()),
+      SpeechCommands(tmp / "empty", SpeechCommandsSubset::All, quiet_speech()),
       Catch::StartsWith((tmp / "empty").string() +
                         ": not a Speech Commands v0.02 folder: looked for " +
                         (tmp / "empty" / "validation_list.txt").string()) &&
           Catch::Contains("SpeechCommands/speech_commands_v0.02 (NeuroBench's root)") &&
           Catch::Contains("http://download.tensorflow.org/data/speech_commands_v0.02.tar.gz"));
   CHECK_THROWS_WITH(
-      SpeechCommands(tmp / "gone", SpeechCommandsSubset::All, quiet()),
+      SpeechCommands(tmp / "gone", SpeechCommandsSubset::All, quiet_speech()),
       Catch::StartsWith((tmp / "gone").string() + ": no such Speech Commands folder"));
   neurobench::test::write_bytes(tmp / "file", "x");
-  CHECK_THROWS_WITH(SpeechCommands(tmp / "file", SpeechCommandsSubset::All, quiet()),
+  CHECK_THROWS_WITH(SpeechCommands(tmp / "file", SpeechCommandsSubset::All, quiet_speech()),
                     Catch::Contains("file: not a folder"));
 }
 
@@ -164,14 +164,14 @@ TEST_CASE("a subset whose list file is missing is refused, naming the list",
   TempDir tmp;
   const auto release = neurobench::test::make_speech_commands(tmp.path());
   fs::remove(tmp / "testing_list.txt");
-  CHECK_THROWS_WITH(SpeechCommands(tmp.path(), SpeechCommandsSubset::Testing, quiet()),
+  CHECK_THROWS_WITH(SpeechCommands(tmp.path(), SpeechCommandsSubset::Testing, quiet_speech()),
                     (tmp / "testing_list.txt").string() +
                         ": no such list file (the 'testing' subset is the clips it lists)");
-  CHECK_THROWS_WITH(SpeechCommands(tmp.path(), SpeechCommandsSubset::Training, quiet()),
+  CHECK_THROWS_WITH(SpeechCommands(tmp.path(), SpeechCommandsSubset::Training, quiet_speech()),
                     Catch::Contains("testing_list.txt: no such list file (the 'training' subset"));
   // Neither the validation subset nor all the clips need it.
-  CHECK(SpeechCommands(tmp.path(), SpeechCommandsSubset::Validation, quiet()).size() == 1);
-  CHECK(SpeechCommands(tmp.path(), SpeechCommandsSubset::All, quiet()).size() == 8);
+  CHECK(SpeechCommands(tmp.path(), SpeechCommandsSubset::Validation, quiet_speech()).size() == 1);
+  CHECK(SpeechCommands(tmp.path(), SpeechCommandsSubset::All, quiet_speech()).size() == 8);
 }
 
 TEST_CASE("a listed clip that is missing, empty or outside a label names the list and line",
@@ -182,21 +182,21 @@ TEST_CASE("a listed clip that is missing, empty or outside a label names the lis
   neurobench::test::write_bytes(tmp / "testing_list.txt",
                                 "yes/y2_nohash_0.wav\nyes/gone_nohash_0.wav\n");
   CHECK_THROWS_WITH(
-      SpeechCommands(tmp.path(), SpeechCommandsSubset::Testing, quiet()),
+      SpeechCommands(tmp.path(), SpeechCommandsSubset::Testing, quiet_speech()),
       list + " line 2: " + (tmp / "yes/gone_nohash_0.wav").string() + ": no such WAV file");
   neurobench::test::write_bytes(tmp / "testing_list.txt", "yes/y2_nohash_0.wav\n\n");
-  CHECK_THROWS_WITH(SpeechCommands(tmp.path(), SpeechCommandsSubset::Testing, quiet()),
+  CHECK_THROWS_WITH(SpeechCommands(tmp.path(), SpeechCommandsSubset::Testing, quiet_speech()),
                     Catch::StartsWith(list + " line 2: an empty line"));
   neurobench::test::write_bytes(tmp / "testing_list.txt", "_background_noise_/n_nohash_0.wav\n");
-  CHECK_THROWS_WITH(SpeechCommands(tmp.path(), SpeechCommandsSubset::Testing, quiet()),
+  CHECK_THROWS_WITH(SpeechCommands(tmp.path(), SpeechCommandsSubset::Testing, quiet_speech()),
                     Catch::StartsWith(list + " line 1: '_background_noise_/n_nohash_0.wav' is in "
                                              "folder '_background_noise_', which is not a label"));
   neurobench::test::write_bytes(tmp / "testing_list.txt", ".hidden/h_nohash_0.wav\n");
-  CHECK_THROWS_WITH(SpeechCommands(tmp.path(), SpeechCommandsSubset::Testing, quiet()),
+  CHECK_THROWS_WITH(SpeechCommands(tmp.path(), SpeechCommandsSubset::Testing, quiet_speech()),
                     Catch::Contains("in folder '.hidden', which is not a label"));
   // An empty line only matters where it would be read as a clip: training ignores it.
   neurobench::test::write_bytes(tmp / "testing_list.txt", "yes/y2_nohash_0.wav\n\n");
-  CHECK(SpeechCommands(tmp.path(), SpeechCommandsSubset::Training, quiet()).size() == 6);
+  CHECK(SpeechCommands(tmp.path(), SpeechCommandsSubset::Training, quiet_speech()).size() == 6);
 }
 
 TEST_CASE("a clip longer than one second is an error while indexing, or truncated on request",
@@ -205,12 +205,12 @@ TEST_CASE("a clip longer than one second is an error while indexing, or truncate
   neurobench::test::make_speech_commands(tmp.path());
   const auto long_clip = neurobench::test::ramp(16001, 5);
   neurobench::test::write_wav(tmp / "no/long_nohash_0.wav", long_clip);
-  CHECK_THROWS_WITH(SpeechCommands(tmp.path(), SpeechCommandsSubset::Training, quiet()),
+  CHECK_THROWS_WITH(SpeechCommands(tmp.path(), SpeechCommandsSubset::Training, quiet_speech()),
                     (tmp / "no/long_nohash_0.wav").string() +
                         ": 16001 samples (1.00006 s), longer than the 16000 of one second; "
                         "NeuroBench's loader fails on it too; long_clips 'truncate' reads its "
                         "first 16000 samples");
-  SpeechCommandsOptions truncate = quiet();
+  SpeechCommandsOptions truncate = quiet_speech();
   truncate.long_clips = LongClips::Truncate;
   const SpeechCommands training(tmp.path(), SpeechCommandsSubset::Training, truncate);
   REQUIRE(relative_files(training)[2] == "no/long_nohash_0.wav");
@@ -219,7 +219,7 @@ TEST_CASE("a clip longer than one second is an error while indexing, or truncate
   check_sample(batch, 0, std::vector<int16_t>(long_clip.begin(), long_clip.begin() + 16000));
   // Listed clips are checked the same way, and named with their line.
   neurobench::test::write_bytes(tmp / "validation_list.txt", "no/long_nohash_0.wav\n");
-  CHECK_THROWS_WITH(SpeechCommands(tmp.path(), SpeechCommandsSubset::Validation, quiet()),
+  CHECK_THROWS_WITH(SpeechCommands(tmp.path(), SpeechCommandsSubset::Validation, quiet_speech()),
                     Catch::StartsWith((tmp / "validation_list.txt").string() + " line 1: " +
                                       (tmp / "no/long_nohash_0.wav").string() + ": 16001 samples"));
 }
@@ -274,13 +274,13 @@ TEST_CASE("a clip that is not a 16 kHz mono 16-bit WAV is refused while indexing
       const fs::path bad = tmp / "yes" / "bad_nohash_0.wav";
       c.make(bad);
       try {
-        (void)SpeechCommands(tmp.path(), SpeechCommandsSubset::All, quiet());
+        (void)SpeechCommands(tmp.path(), SpeechCommandsSubset::All, quiet_speech());
         FAIL("no error for " << c.what);
       } catch (const InputError& e) {
         CHECK_THAT(text_of(e), Catch::StartsWith(bad.string() + c.message));
       }
       // Not in the testing list, so the testing subset does not read it.
-      CHECK(SpeechCommands(tmp.path(), SpeechCommandsSubset::Testing, quiet()).size() == 3);
+      CHECK(SpeechCommands(tmp.path(), SpeechCommandsSubset::Testing, quiet_speech()).size() == 3);
     }
   }
 }
@@ -289,7 +289,7 @@ TEST_CASE("only the index is kept: get() reads the files when asked, and names o
           "[datasets][speech_commands]") {
   TempDir tmp;
   neurobench::test::make_speech_commands(tmp.path());
-  const SpeechCommands testing(tmp.path(), SpeechCommandsSubset::Testing, quiet());
+  const SpeechCommands testing(tmp.path(), SpeechCommandsSubset::Testing, quiet_speech());
   const auto changed = neurobench::test::ramp(50, 77);
   neurobench::test::write_wav(tmp / "a/a1_nohash_0.wav", changed);
   check_sample(testing.get({1}), 0, changed);
@@ -306,7 +306,7 @@ TEST_CASE("without _background_noise_ the labels still count from 0",
   TempDir tmp;
   neurobench::test::make_speech_commands(tmp.path());
   fs::remove_all(tmp / "_background_noise_");
-  const SpeechCommands all(tmp.path(), SpeechCommandsSubset::All, quiet());
+  const SpeechCommands all(tmp.path(), SpeechCommandsSubset::All, quiet_speech());
   CHECK(all.labels() == neurobench::test::speech_commands_labels());
   CHECK(targets(all) == std::vector<int64_t>{0, 0, 1, 2, 2, 3, 3, 3});
 }
@@ -316,7 +316,7 @@ TEST_CASE("source_sha256 digests the index: the subset, labels, paths and sizes"
   TempDir tmp;
   neurobench::test::make_speech_commands(tmp.path());
   const auto sha = [&](SpeechCommandsSubset s) {
-    return SpeechCommands(tmp.path(), s, quiet()).source_sha256().value();
+    return SpeechCommands(tmp.path(), s, quiet_speech()).source_sha256().value();
   };
   const std::string testing = sha(SpeechCommandsSubset::Testing);
   CHECK(testing.size() == 64);
@@ -351,8 +351,8 @@ TEST_CASE("a list line holding a NUL byte is refused for every subset, naming th
                                 std::string("yes/y2_nohash_0.wav\0junk\n", 25));
   // Both the subset that reads the line as a clip and the one that excludes it refuse it.
   for (const auto subset : {SpeechCommandsSubset::Testing, SpeechCommandsSubset::Training}) {
-    CHECK_THROWS_AS(SpeechCommands(tmp.path(), subset, quiet()), InputError);
-    CHECK_THROWS_WITH(SpeechCommands(tmp.path(), subset, quiet()),
+    CHECK_THROWS_AS(SpeechCommands(tmp.path(), subset, quiet_speech()), InputError);
+    CHECK_THROWS_WITH(SpeechCommands(tmp.path(), subset, quiet_speech()),
                       Catch::StartsWith(list + " line 1: a NUL byte in a clip's path"));
   }
 }
@@ -365,11 +365,11 @@ TEST_CASE("a folder or clip without read permission says so, not that it has the
   fs::permissions(tmp / "sc" / "yes" / "y2_nohash_0.wav", fs::perms::none);
   const std::string clip = (tmp / "sc" / "yes" / "y2_nohash_0.wav").string();
   CHECK_THAT(neurobench::test::unprivileged_error(
-                 [&] { SpeechCommands(tmp / "sc", SpeechCommandsSubset::Testing, quiet()); }),
+                 [&] { SpeechCommands(tmp / "sc", SpeechCommandsSubset::Testing, quiet_speech()); }),
              Catch::Contains(clip + ": cannot open the WAV file: Permission denied"));
   fs::permissions(tmp / "sc", fs::perms::none);
   CHECK(neurobench::test::unprivileged_error([&] {
-          SpeechCommands(tmp / "sc", SpeechCommandsSubset::Testing, quiet());
+          SpeechCommands(tmp / "sc", SpeechCommandsSubset::Testing, quiet_speech());
         }) == (tmp / "sc").string() + ": cannot list the Speech Commands folder: Permission denied");
   fs::permissions(tmp / "sc", fs::perms::owner_all);
 }

@@ -43,7 +43,7 @@ void write_release(const fs::path& folder) {
   neurobench::save_npy(folder / "val_y.npy", torch::tensor({1, 0, 0, 1}, torch::kInt64));
 }
 
-bool same(const torch::Tensor& a, const torch::Tensor& b) {
+bool same_eeg(const torch::Tensor& a, const torch::Tensor& b) {
   return a.scalar_type() == b.scalar_type() && a.sizes() == b.sizes() && torch::equal(a, b);
 }
 
@@ -76,8 +76,8 @@ TEST_CASE("each THOR EEG MI subset is its trials as float32 and its labels as in
     CHECK(eeg.folder() == folder);
     CHECK(eeg.subset() == subset);
     CHECK(eeg.size() == x.size(0));
-    CHECK(same(eeg.data(), x));
-    CHECK(same(eeg.targets(), y));
+    CHECK(same_eeg(eeg.data(), x));
+    CHECK(same_eeg(eeg.targets(), y));
     CHECK(eeg.num_timesteps() == 25);
     CHECK(eeg.num_channels() == 62);
     CHECK(eeg.num_classes() == 2);
@@ -85,11 +85,11 @@ TEST_CASE("each THOR EEG MI subset is its trials as float32 and its labels as in
     CHECK(eeg.describe() == "THOR EEG MI '" + name + "' subset of " + folder.string() + " (" +
                                 std::to_string(x.size(0)) + " trials)");
     const neurobench::Batch batch = eeg.get({3, 0});
-    CHECK(same(batch.data, x.index_select(0, torch::tensor({3, 0}))));
-    CHECK(same(batch.targets, y.index_select(0, torch::tensor({3, 0}))));
+    CHECK(same_eeg(batch.data, x.index_select(0, torch::tensor({3, 0}))));
+    CHECK(same_eeg(batch.targets, y.index_select(0, torch::tensor({3, 0}))));
     const neurobench::Batch part = eeg.slice(1, 3);
-    CHECK(same(part.data, x.slice(0, 1, 3)));
-    CHECK(same(part.targets, y.slice(0, 1, 3)));
+    CHECK(same_eeg(part.data, x.slice(0, 1, 3)));
+    CHECK(same_eeg(part.targets, y.slice(0, 1, 3)));
     const auto named = eeg.arrays();
     REQUIRE(named.size() == 2);
     CHECK(named[0].first == "data");
@@ -148,18 +148,18 @@ TEST_CASE("THOR EEG MI labels of any integer, boolean or whole floating dtype be
                           torch::kBool, torch::kFloat64, torch::kFloat32, torch::kFloat16}) {
     INFO(type);
     neurobench::save_npy(tmp / "val_y.npy", labels.to(type));
-    CHECK(same(ThorEegMi(tmp.path(), ThorEegMiSubset::Val).targets(), labels));
+    CHECK(same_eeg(ThorEegMi(tmp.path(), ThorEegMiSubset::Val).targets(), labels));
   }
   // Other class indices are kept, as NeuroBench keeps them: n_classes is the largest plus one.
   // -0.0 is 0.
   neurobench::save_npy(tmp / "val_y.npy", torch::tensor({3.0, -0.0, 7.0, 1.0}, torch::kFloat64));
   const ThorEegMi many(tmp.path(), ThorEegMiSubset::Val);
-  CHECK(same(many.targets(), torch::tensor({3, 0, 7, 1}, torch::kInt64)));
+  CHECK(same_eeg(many.targets(), torch::tensor({3, 0, 7, 1}, torch::kInt64)));
   CHECK(many.num_classes() == 8);
   // Beyond 2^53 an int64 label is kept exactly.
   const int64_t big = (int64_t{1} << 60) + 1;
   neurobench::save_npy(tmp / "val_y.npy", torch::tensor({big, int64_t{0}, int64_t{1}, big}));
-  CHECK(same(ThorEegMi(tmp.path(), ThorEegMiSubset::Val).targets(),
+  CHECK(same_eeg(ThorEegMi(tmp.path(), ThorEegMiSubset::Val).targets(),
              torch::tensor({big, int64_t{0}, int64_t{1}, big})));
 }
 

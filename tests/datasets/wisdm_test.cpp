@@ -65,7 +65,7 @@ std::vector<NamedArray> with(std::vector<NamedArray> arrays, const std::string& 
   return out;
 }
 
-bool same(const torch::Tensor& a, const torch::Tensor& b) {
+bool same_wisdm(const torch::Tensor& a, const torch::Tensor& b) {
   return a.scalar_type() == b.scalar_type() && a.sizes() == b.sizes() && torch::equal(a, b);
 }
 
@@ -92,8 +92,8 @@ TEST_CASE("each WISDM subset is its input array as float32 and its targets' argm
       CHECK(wisdm.file() == file);
       CHECK(wisdm.subset() == c.subset);
       CHECK(wisdm.size() == arrays[c.x].second.size(0));
-      CHECK(same(wisdm.data(), arrays[c.x].second.to(torch::kFloat32)));
-      CHECK(same(wisdm.targets(), torch::tensor(c.labels, torch::kInt64)));
+      CHECK(same_wisdm(wisdm.data(), arrays[c.x].second.to(torch::kFloat32)));
+      CHECK(same_wisdm(wisdm.targets(), torch::tensor(c.labels, torch::kInt64)));
       CHECK(wisdm.num_steps() == 40);
       CHECK(wisdm.num_inputs() == 6);
       CHECK(wisdm.num_classes() == 7);
@@ -102,11 +102,11 @@ TEST_CASE("each WISDM subset is its input array as float32 and its targets' argm
                                     "' subset of " + file.string() + " (" +
                                     std::to_string(wisdm.size()) + " windows)");
       const neurobench::Batch batch = wisdm.get({2, 0});
-      CHECK(same(batch.data, wisdm.data().index_select(0, torch::tensor({2, 0}))));
-      CHECK(same(batch.targets, torch::tensor({c.labels[2], c.labels[0]})));
+      CHECK(same_wisdm(batch.data, wisdm.data().index_select(0, torch::tensor({2, 0}))));
+      CHECK(same_wisdm(batch.targets, torch::tensor({c.labels[2], c.labels[0]})));
       const neurobench::Batch part = wisdm.slice(1, 3);
-      CHECK(same(part.data, wisdm.data().slice(0, 1, 3)));
-      CHECK(same(part.targets, wisdm.targets().slice(0, 1, 3)));
+      CHECK(same_wisdm(part.data, wisdm.data().slice(0, 1, 3)));
+      CHECK(same_wisdm(part.targets, wisdm.targets().slice(0, 1, 3)));
       const auto named = wisdm.arrays();
       REQUIRE(named.size() == 2);
       CHECK(named[0].first == "data");
@@ -130,7 +130,7 @@ TEST_CASE("WISDM inputs of any numeric dtype become float32 as torch.tensor(x, d
     INFO(x.scalar_type());
     neurobench::save_npz(file, with(with(small_file(), "arr_2", x), "arr_5", one_hot({1, 2}, 7)));
     const Wisdm wisdm(file, WisdmSubset::Test);
-    CHECK(same(wisdm.data(), x.to(torch::kFloat32)));
+    CHECK(same_wisdm(wisdm.data(), x.to(torch::kFloat32)));
   }
 }
 
@@ -152,26 +152,26 @@ TEST_CASE("class indices follow NumPy's argmax: first maximum, all-zero rows 0, 
   const std::vector<int64_t> expected = {0, 0, 1, 1, 1, 1, 0, 0, 1};
   for (const auto type : {torch::kFloat64, torch::kFloat32, torch::kFloat16}) {
     INFO(type);
-    CHECK(same(argmax_rows(y.to(type)), torch::tensor(expected, torch::kInt64)));
+    CHECK(same_wisdm(argmax_rows(y.to(type)), torch::tensor(expected, torch::kInt64)));
   }
   // Integers compare as integers, even beyond double's 53 bits.
   const torch::Tensor big =
       torch::tensor({int64_t{1} << 60, (int64_t{1} << 60) + 1, int64_t{0}}, torch::kInt64)
           .reshape({1, 3});
-  CHECK(same(argmax_rows(big), torch::tensor({int64_t{1}})));
+  CHECK(same_wisdm(argmax_rows(big), torch::tensor({int64_t{1}})));
   const torch::Tensor ints =
       torch::tensor({0, 0, 0, 1, 1, 0, 0, 2, 2, 0, 0, 1}, torch::kInt64).reshape({4, 3});
   for (const auto type :
        {torch::kInt64, torch::kInt32, torch::kInt16, torch::kInt8, torch::kUInt8, torch::kBool}) {
     INFO(type);
     // As bool the 2s become True: the same indices.
-    CHECK(same(argmax_rows(ints.to(type)), torch::tensor({0, 0, 1, 2}, torch::kInt64)));
+    CHECK(same_wisdm(argmax_rows(ints.to(type)), torch::tensor({0, 0, 1, 2}, torch::kInt64)));
   }
-  CHECK(same(argmax_rows(torch::tensor({-5, -7}).to(torch::kInt8).reshape({1, 2})),
+  CHECK(same_wisdm(argmax_rows(torch::tensor({-5, -7}).to(torch::kInt8).reshape({1, 2})),
              torch::tensor({int64_t{0}})));
   // No rows: no targets; one column: always 0.
   CHECK(argmax_rows(torch::zeros({0, 7})).sizes() == std::vector<int64_t>{0});
-  CHECK(same(argmax_rows(torch::tensor({3.0, -1.0}).reshape({2, 1})),
+  CHECK(same_wisdm(argmax_rows(torch::tensor({3.0, -1.0}).reshape({2, 1})),
              torch::tensor({int64_t{0}, int64_t{0}})));
   CHECK_THROWS_AS(argmax_rows(torch::zeros({3, 0})), InputError);
   CHECK_THROWS_WITH(argmax_rows(torch::zeros({3, 0})),
@@ -188,7 +188,7 @@ TEST_CASE("WISDM targets in the file are read with NumPy's argmax", "[datasets][
       torch::tensor({0, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, 1}, torch::kUInt8).reshape({4, 3});
   neurobench::save_npz(file, with(small_file(), "arr_5", y));
   const Wisdm wisdm(file, WisdmSubset::Test);
-  CHECK(same(wisdm.targets(), torch::tensor({0, 1, 0, 2}, torch::kInt64)));
+  CHECK(same_wisdm(wisdm.targets(), torch::tensor({0, 1, 0, 2}, torch::kInt64)));
   CHECK(wisdm.num_classes() == 3);
 }
 

@@ -155,7 +155,7 @@ std::map<std::string, std::string> rank_variables(int rank, int world, int port)
 }
 
 // `neurobench run` on a small classifier, with `--distributed-timeout timeout_s`.
-std::vector<std::string> run_args(const std::string& timeout_s) {
+std::vector<std::string> store_run_args(const std::string& timeout_s) {
   using neurobench::test::fixture;
   return {"run",
           "--model",
@@ -284,7 +284,7 @@ TEST_CASE("neurobench run exits 2 with one error line when its store never answe
   const neurobench::test::TempDir logs;
   const LauncherEnvironment vars(rank_variables(1, 2, silent.port()));
   const auto start = Clock::now();
-  neurobench::test::BackgroundCli rank(run_args("2"), logs.path());
+  neurobench::test::BackgroundCli rank(store_run_args("2"), logs.path());
   REQUIRE(rank.started());
   const int status = rank.wait(60);
   const std::string err = rank.err();
@@ -302,7 +302,7 @@ TEST_CASE("SIGTERM stops neurobench run waiting on a store that never answers",
   const FakeStore silent(FakeStore::Kind::Silent);
   const neurobench::test::TempDir logs;
   const LauncherEnvironment vars(rank_variables(1, 2, silent.port()));
-  neurobench::test::BackgroundCli rank(run_args("300"), logs.path());
+  neurobench::test::BackgroundCli rank(store_run_args("300"), logs.path());
   REQUIRE(rank.started());
   // Once the store is reached, the rank waits for its answer.
   const auto start = Clock::now();
@@ -324,7 +324,7 @@ TEST_CASE("neurobench run exits 2 naming the address when MASTER_PORT speaks ano
   const FakeStore ssh(FakeStore::Kind::Banner, "SSH-2.0-OpenSSH_9.2p1 Debian-2+deb12u3\r\n");
   const neurobench::test::TempDir logs;
   const LauncherEnvironment vars(rank_variables(1, 2, ssh.port()));
-  neurobench::test::BackgroundCli rank(run_args("300"), logs.path());
+  neurobench::test::BackgroundCli rank(store_run_args("300"), logs.path());
   REQUIRE(rank.started());
   const int status = rank.wait(60);
   const std::string err = rank.err();
@@ -344,13 +344,13 @@ TEST_CASE("a rank whose rank 0 is stopped after opening its store exits 2 at the
   const neurobench::test::TempDir logs1;
   std::optional<LauncherEnvironment> vars;
   vars.emplace(rank_variables(0, 2, port));
-  neurobench::test::BackgroundCli rank0(run_args("300"), logs0.path());
+  neurobench::test::BackgroundCli rank0(store_run_args("300"), logs0.path());
   REQUIRE(rank0.started());
   REQUIRE(port_open(port, 60));
   rank0.signal(SIGSTOP);  // killed (SIGKILL) at the end of the test
   vars.emplace(rank_variables(1, 2, port));
   const auto start = Clock::now();
-  neurobench::test::BackgroundCli rank1(run_args("2"), logs1.path());
+  neurobench::test::BackgroundCli rank1(store_run_args("2"), logs1.path());
   REQUIRE(rank1.started());
   const int status = rank1.wait(60);
   const std::string err = rank1.err();

@@ -17,7 +17,7 @@ using neurobench::events::FrameOptions;
 
 namespace {
 
-Events make(std::vector<std::int32_t> x, std::vector<std::int32_t> y, std::vector<std::uint8_t> p,
+Events make_frame_events(std::vector<std::int32_t> x, std::vector<std::int32_t> y, std::vector<std::uint8_t> p,
             std::vector<std::int64_t> t) {
   Events e;
   e.x = std::move(x);
@@ -47,7 +47,7 @@ TEST_CASE(
     "last event",
     "[events]") {
   // t0 = 100, t1 = 110, 5 bins of floor(10 / 5) = 2: [100,102) [102,104) ... [108,110).
-  const Events e = make({0, 1, 1, 2, 3, 0, 1}, {0, 0, 1, 1, 2, 3, 3}, {0, 1, 1, 0, 1, 0, 1},
+  const Events e = make_frame_events({0, 1, 1, 2, 3, 0, 1}, {0, 0, 1, 1, 2, 3, 3}, {0, 1, 1, 0, 1, 0, 1},
                         {100, 101, 102, 104, 107, 108, 110});
   const torch::Tensor f = neurobench::events::to_frame(e, {4, 4, 2}, bins(5));
   REQUIRE(f.sizes() == torch::IntArrayRef({5, 2, 4, 4}));
@@ -61,12 +61,12 @@ TEST_CASE(
 
 TEST_CASE("to_frame counts repeated events and uneven spans as tonic", "[events]") {
   // span 11, 3 bins of floor(11 / 3) = 3: [0,3) [3,6) [6,9); t = 9, 11 in no frame.
-  const Events e = make({1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}, {0, 0, 5, 9, 11});
+  const Events e = make_frame_events({1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}, {0, 0, 5, 9, 11});
   const torch::Tensor f = neurobench::events::to_frame(e, {2, 2, 2}, bins(3));
   REQUIRE(f[0][1][1][1].item<float>() == 2);
   REQUIRE(per_frame(f) == std::vector<int64_t>{2, 1, 0});
   // A span shorter than the bin count: bins of width 0, all empty.
-  const Events short_span = make({0, 0}, {0, 0}, {0, 0}, {10, 12});
+  const Events short_span = make_frame_events({0, 0}, {0, 0}, {0, 0}, {10, 12});
   REQUIRE(per_frame(neurobench::events::to_frame(short_span, {1, 1, 2}, bins(3))) ==
           std::vector<int64_t>{0, 0, 0});
   // Overlap 0.5: width floor(11 / 3) * 1.5 = 4.5, stride 2.25: [0,4.5) [2.25,6.75) [4.5,9).
@@ -76,7 +76,7 @@ TEST_CASE("to_frame counts repeated events and uneven spans as tonic", "[events]
 
 TEST_CASE("to_frame slices by time window and by event count as tonic's slicers", "[events]") {
   const Events e =
-      make({0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}, {0, 1, 0, 1, 0, 1}, {0, 10, 20, 25, 30, 47});
+      make_frame_events({0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}, {0, 1, 0, 1, 0, 1}, {0, 10, 20, 25, 30, 47});
   FrameOptions window;
   window.time_window = 20;  // floor((47 - 20) / 20) + 1 = 2 windows: [0,20) [20,40)
   REQUIRE(per_frame(neurobench::events::to_frame(e, {1, 1, 2}, window)) ==
@@ -113,17 +113,17 @@ TEST_CASE("to_frame gives empty frames for no events, as tonic's ToFrame", "[eve
 }
 
 TEST_CASE("to_frame with one polarity counts every event as polarity 0", "[events]") {
-  const Events on = make({0, 1}, {0, 0}, {1, 1}, {0, 10});
+  const Events on = make_frame_events({0, 1}, {0, 0}, {1, 1}, {0, 10});
   const torch::Tensor f = neurobench::events::to_frame(on, {2, 1, 1}, bins(1));
   REQUIRE(f.sizes() == torch::IntArrayRef({1, 1, 1, 2}));
   REQUIRE(f[0][0][0][0].item<float>() == 1);
-  const Events both = make({0, 1}, {0, 0}, {0, 1}, {0, 10});
+  const Events both = make_frame_events({0, 1}, {0, 0}, {0, 1}, {0, 10});
   REQUIRE_THROWS_WITH(neurobench::events::to_frame(both, {2, 1, 1}, bins(1)),
                       Catch::Contains("both polarities"));
 }
 
 TEST_CASE("to_frame refuses bad options, events off the sensor and unsorted times", "[events]") {
-  const Events e = make({0, 1}, {0, 1}, {0, 1}, {0, 10});
+  const Events e = make_frame_events({0, 1}, {0, 1}, {0, 1}, {0, 10});
   FrameOptions none;
   REQUIRE_THROWS_WITH(neurobench::events::to_frame(e, {2, 2, 2}, none),
                       Catch::Contains("exactly one"));
@@ -145,7 +145,7 @@ TEST_CASE("to_frame refuses bad options, events off the sensor and unsorted time
   REQUIRE_THROWS_AS(neurobench::events::to_frame(e, {2, 2, 3}, bins(1)), UsageError);
   REQUIRE_THROWS_WITH(neurobench::events::to_frame(e, {1, 2, 2}, bins(1)),
                       Catch::Contains("event 1 (x 1, y 1, p 1) lies outside the sensor"));
-  const Events backwards = make({0, 0}, {0, 0}, {0, 0}, {10, 9});
+  const Events backwards = make_frame_events({0, 0}, {0, 0}, {0, 0}, {10, 9});
   REQUIRE_THROWS_WITH(neurobench::events::to_frame(backwards, {1, 1, 2}, bins(1)),
                       Catch::Contains("must not decrease"));
   REQUIRE_THROWS_AS(neurobench::events::to_frame(backwards, {1, 1, 2}, bins(1)), InputError);

@@ -33,7 +33,7 @@ std::filesystem::path committed_model(const std::string& name) {
 }
 
 // A tiny stand-in for Fashion-MNIST: `n` random images (bytes / 255) with labels 0..9.
-neurobench::TensorDataset synthetic(int64_t n, uint64_t seed) {
+neurobench::TensorDataset synthetic_images(int64_t n, uint64_t seed) {
   torch::manual_seed(seed);
   torch::Tensor images = torch::randint(0, 256, {n, 1, 28, 28}).to(torch::kFloat32) / 255.0F;
   torch::Tensor labels = torch::arange(n, torch::kInt64).remainder(10);
@@ -92,7 +92,7 @@ TEST_CASE("rate coding rejects a timestep count below one and images of another 
 
 TEST_CASE("a few CNN training steps give finite losses and a TorchScript module neurobench runs",
           "[examples][fashion_mnist]") {
-  const neurobench::TensorDataset data = synthetic(64, 1);
+  const neurobench::TensorDataset data = synthetic_images(64, 1);
   torch::manual_seed(2);
   fm::Cnn cnn;
   const fm::TrainLog log = fm::train(cnn, data, few_steps());
@@ -117,7 +117,7 @@ TEST_CASE("a few CNN training steps give finite losses and a TorchScript module 
 
 TEST_CASE("a few SNN training steps give finite losses and a step-wise module equal to the net",
           "[examples][fashion_mnist]") {
-  const neurobench::TensorDataset data = synthetic(48, 3);
+  const neurobench::TensorDataset data = synthetic_images(48, 3);
   fm::SnnOptions options;
   options.hidden = 32;
   options.timesteps = 5;

@@ -25,7 +25,7 @@ namespace {
 
 const std::string kRecording = "dvs_gesture/release/user02_led.aedat";
 
-void write(const std::filesystem::path& path, const std::string& bytes) {
+void write_aedat_file(const std::filesystem::path& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
@@ -81,20 +81,20 @@ TEST_CASE("read_aedat3_polarity names the byte offset of a truncated packet", "[
   TempDir tmp;
   const std::string whole = read_file(fixture(kRecording));
   const auto cut = tmp / "cut.aedat";
-  write(cut, whole.substr(0, whole.size() - 3));
+  write_aedat_file(cut, whole.substr(0, whole.size() - 3));
   REQUIRE_THROWS_AS(neurobench::read_aedat3_polarity(cut), InputError);
   REQUIRE_THROWS_WITH(
       neurobench::read_aedat3_polarity(cut),
       Catch::Contains(cut.string()) && Catch::Contains("truncated AEDAT packet at byte offset"));
   // A packet header cut short: 10 bytes after the header.
   const auto short_header = tmp / "short.aedat";
-  write(short_header, header_only() + std::string(10, '\0'));
+  write_aedat_file(short_header, header_only() + std::string(10, '\0'));
   REQUIRE_THROWS_WITH(neurobench::read_aedat3_polarity(short_header),
                       Catch::Contains("truncated AEDAT packet at byte offset 42") &&
                           Catch::Contains("a packet header is 28 bytes, 10 left"));
   // A polarity packet promising more events than there are bytes.
   const auto short_body = tmp / "body.aedat";
-  write(short_body, header_only() + packet(1, 8, 4, 3, 3) + std::string(16, '\0'));
+  write_aedat_file(short_body, header_only() + packet(1, 8, 4, 3, 3) + std::string(16, '\0'));
   REQUIRE_THROWS_WITH(neurobench::read_aedat3_polarity(short_body),
                       Catch::Contains("byte offset 42: 3 events of 8 bytes need 24 bytes") &&
                           Catch::Contains("16 left"));
@@ -104,32 +104,32 @@ TEST_CASE("read_aedat3_polarity refuses a bad eventSize and a file that is not A
           "[io][aedat]") {
   TempDir tmp;
   const auto size12 = tmp / "size.aedat";
-  write(size12, header_only() + packet(1, 12, 4, 1, 1) + std::string(12, '\0'));
+  write_aedat_file(size12, header_only() + packet(1, 12, 4, 1, 1) + std::string(12, '\0'));
   REQUIRE_THROWS_WITH(neurobench::read_aedat3_polarity(size12),
                       Catch::Contains("malformed polarity packet at byte offset 42") &&
                           Catch::Contains("eventSize 12"));
   const auto zero = tmp / "zero.aedat";
-  write(zero, header_only() + packet(2, 0, 4, 1, 1));
+  write_aedat_file(zero, header_only() + packet(2, 0, 4, 1, 1));
   REQUIRE_THROWS_WITH(neurobench::read_aedat3_polarity(zero), Catch::Contains("eventSize 0"));
   const auto more = tmp / "more.aedat";
-  write(more, header_only() + packet(1, 8, 4, 1, 2) + std::string(8, '\0'));
+  write_aedat_file(more, header_only() + packet(1, 8, 4, 1, 2) + std::string(8, '\0'));
   REQUIRE_THROWS_WITH(neurobench::read_aedat3_polarity(more),
                       Catch::Contains("0 <= number <= capacity"));
   std::string negative = packet(1, 8, 4, 1, 1);
   negative[12] = '\xff';  // eventTSOverflow -1
   negative[13] = negative[14] = negative[15] = '\xff';
   const auto below = tmp / "below.aedat";
-  write(below, header_only() + negative + std::string(8, '\0'));
+  write_aedat_file(below, header_only() + negative + std::string(8, '\0'));
   REQUIRE_THROWS_WITH(neurobench::read_aedat3_polarity(below),
                       Catch::Contains("eventTSOverflow -1"));
   const auto v2 = tmp / "v2.aedat";
-  write(v2, "#!AER-DAT2.0\r\n" + std::string(8, '\0'));
+  write_aedat_file(v2, "#!AER-DAT2.0\r\n" + std::string(8, '\0'));
   REQUIRE_THROWS_WITH(neurobench::read_aedat3_polarity(v2),
                       Catch::Contains("not an AEDAT 3.x file") && Catch::Contains("#!AER-DAT2.0"));
   REQUIRE_THROWS_WITH(neurobench::read_aedat3_polarity(tmp / "missing.aedat"),
                       Catch::Contains("no such AEDAT file"));
   // Header only: no events, no error.
   const auto empty = tmp / "empty.aedat";
-  write(empty, header_only());
+  write_aedat_file(empty, header_only());
   REQUIRE(neurobench::read_aedat3_polarity(empty).empty());
 }

@@ -15,6 +15,8 @@
 #include <catch2/catch.hpp>
 #include <torch/script.h>
 
+#include "support.hpp"
+
 namespace neurobench::test {
 
 /// A file written by tests/fixtures/npz/make_npz_fixtures.py.
@@ -26,13 +28,6 @@ inline std::string read_bytes(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   REQUIRE(in);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-inline void write_bytes(const std::filesystem::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  REQUIRE(out);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  REQUIRE(out);
 }
 
 /// A .npy file with the given header dict text (padded as NumPy does) followed by `data`.

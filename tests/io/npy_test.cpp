@@ -27,7 +27,7 @@ using neurobench::save_npy;
 /// "read" when `load` returns, "InputError" when it throws one; any other exception is reported
 /// by what it says, so that a check on the outcome fails and shows it.
 template <class Load>
-std::string outcome_of(Load load) {
+std::string npy_outcome_of(Load load) {
   try {
     load();
     return "read";
@@ -354,7 +354,7 @@ TEST_CASE("every single-byte corruption of an .npy file is read or an InputError
     bytes[i] = static_cast<char>(bytes[i] ^ 0xff);
     write_bytes(dir / "corrupt", bytes);
     // Altered data bytes are read as they are: a .npy file has no checksum.
-    CHECK_THAT(outcome_of([&] { (void)load_npy(dir / "corrupt"); }),
+    CHECK_THAT(npy_outcome_of([&] { (void)load_npy(dir / "corrupt"); }),
                Catch::Equals("read") || Catch::Equals("InputError"));
   }
 }

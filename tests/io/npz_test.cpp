@@ -87,7 +87,7 @@ void require_same_arrays(const std::vector<NamedArray>& actual,
 
 /// What load_npz makes of `path`: "read unaltered" (the `expected` arrays), "read altered",
 /// "InputError", or what another exception says, so that a check on the outcome shows it.
-std::string outcome_of(const fs::path& path, const std::vector<NamedArray>& expected) {
+std::string npz_outcome_of(const fs::path& path, const std::vector<NamedArray>& expected) {
   try {
     return same_arrays(load_npz(path), expected) ? "read unaltered" : "read altered";
   } catch (const InputError&) {
@@ -403,7 +403,7 @@ TEST_CASE(
       std::string bytes = original;
       bytes[i] = static_cast<char>(bytes[i] ^ 0xff);
       write_bytes(dir / "corrupt", bytes);
-      CHECK_THAT(outcome_of(dir / "corrupt", expected),
+      CHECK_THAT(npz_outcome_of(dir / "corrupt", expected),
                  Catch::Equals("read unaltered") || Catch::Equals("InputError"));
     }
   }

@@ -32,12 +32,12 @@ using neurobench::test::TempDir;
 
 namespace {
 
-void write_text(const fs::path& path, const std::string& text) {
+void write_output_text(const fs::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
 // Every name in a folder: what a write left behind (temporary files start with a dot).
-std::vector<std::string> names_in(const fs::path& dir) {
+std::vector<std::string> output_names_in(const fs::path& dir) {
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename());
   std::sort(names.begin(), names.end());
@@ -64,13 +64,13 @@ TEST_CASE(
   CHECK(check_output_file(file).exists);
   write_output_file(file, "second, longer");
   CHECK(read_file(file) == "second, longer");
-  CHECK(names_in(dir.path()) == std::vector<std::string>{"out.json"});
+  CHECK(output_names_in(dir.path()) == std::vector<std::string>{"out.json"});
 }
 
 TEST_CASE("a replaced file keeps its permissions", "[io][output]") {
   const TempDir dir;
   const fs::path file = dir / "private.json";
-  write_text(file, "old");
+  write_output_text(file, "old");
   fs::permissions(file, fs::perms::owner_read | fs::perms::owner_write);
   write_output_file(file, "new");
   CHECK(read_file(file) == "new");
@@ -83,7 +83,7 @@ TEST_CASE("a symbolic link is followed: its target is replaced and the link stay
   const TempDir dir;
   fs::create_directory(dir / "elsewhere");
   const fs::path target = dir / "elsewhere" / "real.json";
-  write_text(target, "old");
+  write_output_text(target, "old");
   const fs::path link = dir / "link.json";
   fs::create_symlink(target, link);
   const auto checked = check_output_file(link);
@@ -94,8 +94,8 @@ TEST_CASE("a symbolic link is followed: its target is replaced and the link stay
   CHECK(fs::read_symlink(link) == target);
   CHECK(read_file(target) == "new");
   // The temporary file was made beside the target, and nothing is left in either folder.
-  CHECK(names_in(dir.path()) == std::vector<std::string>{"elsewhere", "link.json"});
-  CHECK(names_in(dir / "elsewhere") == std::vector<std::string>{"real.json"});
+  CHECK(output_names_in(dir.path()) == std::vector<std::string>{"elsewhere", "link.json"});
+  CHECK(output_names_in(dir / "elsewhere") == std::vector<std::string>{"real.json"});
 }
 
 TEST_CASE("a dangling symbolic link is refused by name and left as it is", "[io][output]") {
@@ -127,7 +127,7 @@ TEST_CASE("an output in a missing or unwritable folder is refused before anythin
   const fs::path missing = dir / "no_such_dir" / "out.json";
   REQUIRE_THROWS_WITH(check_output_file(missing),
                       Catch::Contains(missing.string()) && Catch::Contains("does not exist"));
-  write_text(dir / "a_file", "");
+  write_output_text(dir / "a_file", "");
   REQUIRE_THROWS_WITH(check_output_file(dir / "a_file" / "out.json"),
                       Catch::Contains("Not a directory") || Catch::Contains("not a directory"));
   if (::geteuid() != 0) {  // root may write anywhere
@@ -154,7 +154,7 @@ TEST_CASE("/dev/null is a character device, written through and never replaced",
   write_output_file(dir / "null.json", "discarded");
   CHECK(fs::is_symlink(dir / "null.json"));
   CHECK(is_character_device("/dev/null"));
-  CHECK(names_in(dir.path()) == std::vector<std::string>{"null.json"});
+  CHECK(output_names_in(dir.path()) == std::vector<std::string>{"null.json"});
 }
 
 TEST_CASE("a FIFO is written through to its reader, with no temporary file", "[io][output]") {
@@ -167,7 +167,7 @@ TEST_CASE("a FIFO is written through to its reader, with no temporary file", "[i
   write_output_file(fifo, text);
   CHECK(reader.text() == text);
   CHECK(neurobench::test::is_fifo(fifo));
-  CHECK(names_in(dir.path()) == std::vector<std::string>{"results.pipe"});
+  CHECK(output_names_in(dir.path()) == std::vector<std::string>{"results.pipe"});
 }
 
 TEST_CASE("a FIFO that nobody reads is an error after a short wait, not a hang", "[io][output]") {
@@ -193,7 +193,7 @@ TEST_CASE("a FIFO that nobody reads is an error after a short wait, not a hang",
 TEST_CASE("write_output_files writes nothing when one output cannot be written", "[io][output]") {
   const TempDir dir;
   fs::create_directory(dir / "SOMEDIR");
-  write_text(dir / "old.json", "old");
+  write_output_text(dir / "old.json", "old");
   REQUIRE_THROWS_WITH(
       write_output_files(
           {{dir / "new.json", "a"}, {dir / "old.json", "b"}, {dir / "SOMEDIR", "c"}}),
@@ -208,7 +208,7 @@ TEST_CASE("write_output_files writes nothing when one output cannot be written",
       Catch::Contains("nobody.pipe"));
   CHECK_FALSE(fs::exists(dir / "new.json"));
   CHECK(read_file(dir / "old.json") == "old");
-  CHECK(names_in(dir.path()) == std::vector<std::string>{"SOMEDIR", "nobody.pipe", "old.json"});
+  CHECK(output_names_in(dir.path()) == std::vector<std::string>{"SOMEDIR", "nobody.pipe", "old.json"});
   // All of them when all can be.
   neurobench::test::FifoReader reader(dir / "nobody.pipe");
   write_output_files(
@@ -221,7 +221,7 @@ TEST_CASE("write_output_files writes nothing when one output cannot be written",
 TEST_CASE("two outputs that are the same file, or an output that is an input, are refused",
           "[io][output]") {
   const TempDir dir;
-  write_text(dir / "model.pt", "weights");
+  write_output_text(dir / "model.pt", "weights");
   fs::create_symlink(dir / "model.pt", dir / "link.json");
   fs::create_hard_link(dir / "model.pt", dir / "hard.json");
   const std::vector<neurobench::NamedFile> inputs = {{dir / "model.pt", "--model"},
@@ -250,7 +250,7 @@ TEST_CASE("save_npz and save_npy write through symbolic links and to FIFOs, neve
   const TempDir dir;
   const torch::Tensor x = torch::arange(6, torch::kFloat).reshape({2, 3});
   fs::create_symlink(dir / "real.npz", dir / "link.npz");
-  write_text(dir / "real.npz", "old");
+  write_output_text(dir / "real.npz", "old");
   neurobench::save_npz(dir / "link.npz", {{"x", x}});
   CHECK(fs::is_symlink(dir / "link.npz"));
   CHECK(neurobench::load_npz(dir / "real.npz").at(0).second.equal(x));
@@ -258,7 +258,7 @@ TEST_CASE("save_npz and save_npy write through symbolic links and to FIFOs, neve
   {
     neurobench::test::FifoReader reader(dir / "out.pipe");
     neurobench::save_npy(dir / "out.pipe", x);
-    write_text(dir / "copy.npy", reader.text());
+    write_output_text(dir / "copy.npy", reader.text());
   }
   CHECK(neurobench::load_npy(dir / "copy.npy").equal(x));
   CHECK(neurobench::test::is_fifo(dir / "out.pipe"));

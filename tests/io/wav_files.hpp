@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "support.hpp"
+
 namespace neurobench::test {
 
 /// How a test WAV file is written: libsndfile's container and encoding, rate and channels.
@@ -52,12 +54,6 @@ inline std::vector<int16_t> ramp(std::size_t n, int start = 0) {
 inline std::string file_bytes(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-/// Writes `bytes` to `path`, replacing it.
-inline void write_bytes(const std::filesystem::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
 }
 
 /// Cuts `path` to its first `size` bytes.

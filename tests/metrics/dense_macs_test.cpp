@@ -75,7 +75,7 @@ double synops_dense_of(const neurobench::Results& r) {
 }
 
 // A model that only answers `describe()`: direct calls of `on_operator` need no real model.
-class StubModel final : public neurobench::NeuroBenchModel {
+class DenseStubModel final : public neurobench::NeuroBenchModel {
  public:
   torch::Tensor forward(const torch::Tensor& b) override { return b; }
   std::vector<neurobench::ModuleInfo> modules() const override { return {}; }
@@ -92,7 +92,7 @@ double one_call(const std::string& op, const std::vector<c10::IValue>& args) {
   DenseMACs metric;
   metric.reset();
   metric.on_operator(neurobench::OperatorCall{stub_module(), op, "block.layer", args, nullptr});
-  StubModel model;
+  DenseStubModel model;
   const neurobench::Batch batch{torch::zeros({1, 1}), torch::zeros({1}), {}};
   const torch::Tensor preds = torch::zeros({1});
   metric.update(neurobench::WorkloadInput{model, preds, batch});
@@ -101,7 +101,7 @@ double one_call(const std::string& op, const std::vector<c10::IValue>& args) {
   return value.at("MACs").get<double>();
 }
 
-c10::IValue tensor_list(const std::vector<torch::Tensor>& tensors) {
+c10::IValue dense_tensor_list(const std::vector<torch::Tensor>& tensors) {
   c10::List<torch::Tensor> list;
   for (const auto& t : tensors) list.push_back(t);
   return c10::IValue(list);
@@ -306,7 +306,7 @@ TEST_CASE("DenseMACs follows each operator's shape rule", "[metrics][dense_macs]
   SECTION("an LSTM cell") {
     const torch::Tensor h = torch::zeros({3, 5});
     CHECK(
-        one_call("aten::lstm_cell", {torch::ones({3, 4}), tensor_list({h, h}), torch::ones({20, 4}),
+        one_call("aten::lstm_cell", {torch::ones({3, 4}), dense_tensor_list({h, h}), torch::ones({20, 4}),
                                      torch::ones({20, 5}), torch::ones({20}), torch::ones({20})}) ==
         3 * (4 * 5 * (4 + 5)));
   }
@@ -316,11 +316,11 @@ TEST_CASE("DenseMACs follows each operator's shape rule", "[metrics][dense_macs]
                                             torch::ones({2}), torch::ones({2})};
     CHECK(one_call("aten::rnn_tanh",
                    {torch::ones({6, 3}), torch::tensor({3, 2, 1}), torch::zeros({1, 3, 2}),
-                    tensor_list(rnn), true, int64_t{1}, 0.0, false, false}) == 6 * (2 * (3 + 2)));
+                    dense_tensor_list(rnn), true, int64_t{1}, 0.0, false, false}) == 6 * (2 * (3 + 2)));
     // A 2-layer GRU(3, 4) without biases on an unbatched sequence of 5 steps.
     const std::vector<torch::Tensor> gru = {torch::ones({12, 3}), torch::ones({12, 4}),
                                             torch::ones({12, 4}), torch::ones({12, 4})};
-    CHECK(one_call("aten::gru", {torch::ones({5, 3}), torch::zeros({2, 4}), tensor_list(gru), false,
+    CHECK(one_call("aten::gru", {torch::ones({5, 3}), torch::zeros({2, 4}), dense_tensor_list(gru), false,
                                  int64_t{2}, 0.0, false, false, false}) ==
           5 * (3 * 4 * (3 + 4) + 3 * 4 * (4 + 4)));
   }
@@ -362,7 +362,7 @@ TEST_CASE("operator calls whose shapes do not fit are MetricErrors naming the ca
   const std::vector<torch::Tensor> wrong = {torch::ones({12, 3}), torch::ones({12, 4}),
                                             torch::ones({12, 3}), torch::ones({12, 4})};
   require_error("aten::gru",
-                {torch::ones({5, 1, 3}), torch::zeros({2, 1, 4}), tensor_list(wrong), false,
+                {torch::ones({5, 1, 3}), torch::zeros({2, 1, 4}), dense_tensor_list(wrong), false,
                  int64_t{2}, 0.0, false, false, false},
                 "layer 1 direction 0");
   require_error("aten::gru", {torch::ones({5, 1, 3})}, "1 arguments, expected 9");

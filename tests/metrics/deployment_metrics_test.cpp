@@ -24,7 +24,7 @@ using neurobench::Timings;
 
 namespace {
 
-Timings synthetic(const std::vector<double>& forward_s, int64_t samples = 4) {
+Timings synthetic_timings(const std::vector<double>& forward_s, int64_t samples = 4) {
   Timings t;
   t.batch_size = samples;
   t.warmup_runs = 2;
@@ -106,7 +106,7 @@ TEST_CASE("summarize gives NumPy's percentiles and the sample standard deviation
 }
 
 TEST_CASE("Latency reports per-batch and per-sample statistics in milliseconds", "[timing]") {
-  const Timings t = synthetic({0.010, 0.020, 0.030, 0.040}, 4);
+  const Timings t = synthetic_timings({0.010, 0.020, 0.030, 0.040}, 4);
   const Json v = neurobench::metrics::Latency().compute(t);
   CHECK(v["batch_size"] == 4);
   CHECK(v["runs"] == 4);
@@ -123,23 +123,23 @@ TEST_CASE("Latency reports per-batch and per-sample statistics in milliseconds",
 }
 
 TEST_CASE("InferenceTime adds pre- and post-processing to the inference time", "[timing]") {
-  const Json v = neurobench::metrics::InferenceTime().compute(synthetic({0.010, 0.020}, 2));
+  const Json v = neurobench::metrics::InferenceTime().compute(synthetic_timings({0.010, 0.020}, 2));
   CHECK(v["batch_min_ms"].get<double>() == Approx(13));
   CHECK(v["batch_max_ms"].get<double>() == Approx(23));
   CHECK(v["sample_mean_ms"].get<double>() == Approx(18.0 / 2));
 }
 
 TEST_CASE("runs shorter than the clock's resolution are reported, never as a plain 0", "[timing]") {
-  Timings t = synthetic({0.0, 0.010, 0.0}, 4);
+  Timings t = synthetic_timings({0.0, 0.010, 0.0}, 4);
   t.clock_resolution_s = 1e-6;
   const Json v = neurobench::metrics::Latency().compute(t);
   CHECK(v["below_resolution_runs"] == 2);
 
-  const Timings all_zero = synthetic({0.0, 0.0}, 4);
+  const Timings all_zero = synthetic_timings({0.0, 0.0}, 4);
   REQUIRE_THROWS_WITH(neurobench::metrics::Latency().compute(all_zero),
                       Catch::Contains("Latency") && Catch::Contains("all 2 timed runs") &&
                           Catch::Contains("resolution"));
-  Timings instant = synthetic({0.0}, 4);
+  Timings instant = synthetic_timings({0.0}, 4);
   instant.wall_s = 0;
   REQUIRE_THROWS_WITH(neurobench::metrics::Throughput().compute(instant),
                       Catch::Contains("Throughput") && Catch::Contains("resolution"));
@@ -148,7 +148,7 @@ TEST_CASE("runs shorter than the clock's resolution are reported, never as a pla
 }
 
 TEST_CASE("Throughput is samples over the wall time of the timed runs", "[timing]") {
-  Timings t = synthetic({0.010, 0.030}, 8);
+  Timings t = synthetic_timings({0.010, 0.030}, 8);
   t.wall_s = 0.05;
   const Json v = neurobench::metrics::Throughput().compute(t);
   CHECK(v["samples"] == 16);

@@ -73,7 +73,7 @@ void require_oracle_numbers(const std::string& name) {
 }
 
 // A model that only answers `describe()`: direct calls of `on_connection` need no real model.
-class StubModel final : public neurobench::NeuroBenchModel {
+class RecurrentStubModel final : public neurobench::NeuroBenchModel {
  public:
   torch::Tensor forward(const torch::Tensor& b) override { return b; }
   std::vector<neurobench::ModuleInfo> modules() const override { return {}; }
@@ -81,14 +81,14 @@ class StubModel final : public neurobench::NeuroBenchModel {
 };
 
 Json finish(SynapticOperations& synops, int64_t samples) {
-  StubModel model;
+  RecurrentStubModel model;
   neurobench::Batch batch{torch::zeros({samples, 1}), torch::zeros({samples}), {}};
   const torch::Tensor preds = torch::zeros({samples});
   synops.update(WorkloadInput{model, preds, batch});
   return synops.compute();
 }
 
-c10::IValue tensor_list(const std::vector<torch::Tensor>& tensors) {
+c10::IValue recurrent_tensor_list(const std::vector<torch::Tensor>& tensors) {
   c10::List<torch::Tensor> list;
   for (const auto& t : tensors) list.push_back(t);
   return c10::IValue(list);
@@ -122,7 +122,7 @@ torch::Tensor replay_direction(const Kind& kind, const torch::Tensor& x, torch::
   for (int64_t k = 0; k < steps; ++k) {
     const int64_t t = reverse ? steps - 1 - k : k;
     const torch::Tensor xt = x[t];
-    const c10::IValue state = lstm ? tensor_list({h, c}) : c10::IValue(h);
+    const c10::IValue state = lstm ? recurrent_tensor_list({h, c}) : c10::IValue(h);
     const std::vector<c10::IValue> args = {xt, state, w[0], w[1], w[2], w[3]};
     cells.on_connection(neurobench::ConnectionCall{"cell", "Cell", kind.cell_op, args});
     const torch::Tensor step_in = xt.unsqueeze(0);
@@ -154,8 +154,8 @@ std::vector<c10::IValue> layer_args(const Kind& kind, const torch::Tensor& input
                                     bool bidirectional, bool batch_first) {
   const bool lstm = kind.layer_op == "aten::lstm";
   return {input,
-          lstm ? tensor_list({h0, c0}) : c10::IValue(h0),
-          tensor_list(params),
+          lstm ? recurrent_tensor_list({h0, c0}) : c10::IValue(h0),
+          recurrent_tensor_list(params),
           true,
           layers,
           0.0,
@@ -316,14 +316,14 @@ TEST_CASE("malformed recurrent layer calls are MetricErrors that name the layer"
   SECTION("packed batch sizes that grow") {
     const torch::Tensor data = torch::randn({5, in});
     const torch::Tensor sizes = torch::tensor({2, 3}, torch::kLong);
-    const std::vector<c10::IValue> args = {data, sizes, h0,   tensor_list(params), true, int64_t{1},
+    const std::vector<c10::IValue> args = {data, sizes, h0,   recurrent_tensor_list(params), true, int64_t{1},
                                            0.0,  false, false};
     require_error(args, "aten::gru", "not positive and non-increasing");
   }
   SECTION("packed batch sizes that do not add up to the data") {
     const torch::Tensor data = torch::randn({4, in});
     const torch::Tensor sizes = torch::tensor({2, 1}, torch::kLong);
-    const std::vector<c10::IValue> args = {data, sizes, h0,   tensor_list(params), true, int64_t{1},
+    const std::vector<c10::IValue> args = {data, sizes, h0,   recurrent_tensor_list(params), true, int64_t{1},
                                            0.0,  false, false};
     require_error(args, "aten::gru", "batch_sizes add up to 3 but the packed data has 4 rows");
   }
@@ -335,8 +335,8 @@ TEST_CASE("malformed recurrent layer calls are MetricErrors that name the layer"
   }
   SECTION("an LSTM state that is not a pair (h0, c0)") {
     const std::vector<c10::IValue> args = {x,
-                                           tensor_list({h0}),
-                                           tensor_list(cell_weights(4, in, hidden)),
+                                           recurrent_tensor_list({h0}),
+                                           recurrent_tensor_list(cell_weights(4, in, hidden)),
                                            true,
                                            int64_t{1},
                                            0.0,

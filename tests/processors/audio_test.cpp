@@ -19,16 +19,16 @@ using neurobench::test::require_close;
 
 namespace {
 
-Batch batch_of(const torch::Tensor& data) {
+Batch audio_batch_of(const torch::Tensor& data) {
   Batch b;
   b.data = data;
   b.targets = torch::arange(data.size(0));
   return b;
 }
 
-Batch apply(const std::string& name, const Json& options, const torch::Tensor& data) {
+Batch apply_audio(const std::string& name, const Json& options, const torch::Tensor& data) {
   auto pre = neurobench::pre_processors().create(name, options);
-  return (*pre)(batch_of(data));
+  return (*pre)(audio_batch_of(data));
 }
 
 }  // namespace
@@ -52,7 +52,7 @@ TEST_CASE(
     "differ only where value - level is on the threshold",
     "[processors][audio][s2s]") {
   const torch::Tensor clips = audio_clips();  // (6, 16000)
-  const Batch out = apply("S2SPreProcessor", Json::object(), clips.unsqueeze(-1));
+  const Batch out = apply_audio("S2SPreProcessor", Json::object(), clips.unsqueeze(-1));
   const torch::Tensor expected = audio_fixture("s2s.npz", "events").to(torch::kFloat);
   REQUIRE(out.data.sizes() == torch::IntArrayRef({6, 200, 20}));
   REQUIRE(out.data.scalar_type() == torch::kFloat);
@@ -108,18 +108,18 @@ TEST_CASE(
     "[processors][audio][s2s]") {
   const torch::Tensor clips = audio_clips().narrow(0, 0, 2);
   neurobench::processors::S2SPreProcessor s2s;
-  Batch in = batch_of(clips.unsqueeze(-1));
+  Batch in = audio_batch_of(clips.unsqueeze(-1));
   in.extras["ids"] = torch::tensor({7, 9});
   const Batch three_d = s2s(in);
   REQUIRE(torch::equal(three_d.extras.at("ids"), torch::tensor({7, 9})));
-  REQUIRE(torch::equal(s2s(batch_of(clips)).data, three_d.data));
+  REQUIRE(torch::equal(s2s(audio_batch_of(clips)).data, three_d.data));
   // Half a second: 101 frames, none dropped.
-  REQUIRE(s2s(batch_of(clips.narrow(1, 0, 8000))).data.sizes() == torch::IntArrayRef({2, 101, 20}));
+  REQUIRE(s2s(audio_batch_of(clips.narrow(1, 0, 8000))).data.sizes() == torch::IntArrayRef({2, 101, 20}));
   // A higher threshold makes fewer events.
-  const Batch coarse = apply("S2SPreProcessor", Json{{"threshold", 2.0}}, clips);
+  const Batch coarse = apply_audio("S2SPreProcessor", Json{{"threshold", 2.0}}, clips);
   REQUIRE(coarse.data.abs().sum().item<float>() < three_d.data.abs().sum().item<float>());
   // Other mel settings: 40 bands, hop 160 -> 101 frames, the first dropped.
-  const Batch wide = apply("S2SPreProcessor", Json{{"n_mels", 40}, {"hop_length", 160}}, clips);
+  const Batch wide = apply_audio("S2SPreProcessor", Json{{"n_mels", 40}, {"hop_length", 160}}, clips);
   REQUIRE(wide.data.sizes() == torch::IntArrayRef({2, 100, 40}));
 }
 
@@ -128,14 +128,14 @@ TEST_CASE("S2SPreProcessor rejects other layouts and bad options, naming them",
   neurobench::processors::S2SPreProcessor s2s;
   for (const auto& shape : {std::vector<int64_t>{2, 16000, 2}, std::vector<int64_t>{16000},
                             std::vector<int64_t>{1, 2, 16000, 1}}) {
-    REQUIRE_THROWS_AS(s2s(batch_of(torch::zeros(shape))), InputError);
+    REQUIRE_THROWS_AS(s2s(audio_batch_of(torch::zeros(shape))), InputError);
   }
-  REQUIRE_THROWS_WITH(s2s(batch_of(torch::zeros({2, 16000, 2}))),
+  REQUIRE_THROWS_WITH(s2s(audio_batch_of(torch::zeros({2, 16000, 2}))),
                       Catch::Contains("S2SPreProcessor") && Catch::Contains("[2, 16000, 2]") &&
                           Catch::Contains("(batch, samples, 1)"));
-  REQUIRE_THROWS_WITH(s2s(batch_of(torch::zeros({2, 100}))),
+  REQUIRE_THROWS_WITH(s2s(audio_batch_of(torch::zeros({2, 100}))),
                       Catch::Contains("S2SPreProcessor") && Catch::Contains("[2, 100]"));
-  REQUIRE_THROWS_WITH(s2s(batch_of(torch::zeros({2, 1000}, torch::kShort))),
+  REQUIRE_THROWS_WITH(s2s(audio_batch_of(torch::zeros({2, 1000}, torch::kShort))),
                       Catch::Contains("floating-point"));
   auto fails_with = [](const Json& options, const std::string& text) {
     REQUIRE_THROWS_AS(neurobench::pre_processors().create("S2SPreProcessor", options), UsageError);
@@ -157,17 +157,17 @@ TEST_CASE("S2SPreProcessor rejects other layouts and bad options, naming them",
 TEST_CASE("MFCCPreProcessor equals NeuroBench's MFCCPreProcessor on (batch, timesteps, 1)",
           "[processors][audio][mfcc]") {
   const torch::Tensor clips = audio_clips();
-  const Batch out = apply("MFCCPreProcessor", Json::object(), clips.narrow(0, 0, 3).unsqueeze(-1));
+  const Batch out = apply_audio("MFCCPreProcessor", Json::object(), clips.narrow(0, 0, 3).unsqueeze(-1));
   REQUIRE(out.data.sizes() == torch::IntArrayRef({3, 1, 40, 81}));
   require_close(out.data, audio_fixture("mfcc.npz", "default_3d"), 1e-4, 1e-3);
   const Batch log =
-      apply("MFCCPreProcessor",
+      apply_audio("MFCCPreProcessor",
             Json::parse(R"({"n_mfcc": 13, "log_mels": true, "melkwargs": {"n_fft": 512,
           "hop_length": 160, "n_mels": 40, "f_min": 20, "f_max": 7600, "mel_scale": "slaney",
           "norm": "slaney"}})"),
             clips.narrow(0, 0, 3).unsqueeze(-1));
   require_close(log.data, audio_fixture("mfcc.npz", "custom_log"), 1e-4, 1e-3);
-  const Batch db = apply(
+  const Batch db = apply_audio(
       "MFCCPreProcessor",
       Json::parse(R"({"n_mfcc": 20, "norm": null, "melkwargs": {"n_fft": 256, "win_length": 200,
           "hop_length": 128, "n_mels": 32, "power": 1, "center": false, "normalized": true}})"),
@@ -180,11 +180,11 @@ TEST_CASE(
     "the whole batch, as NeuroBench does",
     "[processors][audio][mfcc]") {
   const torch::Tensor clips = audio_clips().narrow(0, 3, 3);  // clipped, very quiet, silence
-  const Batch two_d = apply("MFCCPreProcessor", Json::object(), clips);
+  const Batch two_d = apply_audio("MFCCPreProcessor", Json::object(), clips);
   REQUIRE(two_d.data.sizes() == torch::IntArrayRef({3, 40, 81}));
   require_close(two_d.data, audio_fixture("mfcc.npz", "default_2d"), 1e-4, 1e-3);
   // Per clip (3-d input), the quiet clip keeps more of its range than in the 2-d batch.
-  const Batch three_d = apply("MFCCPreProcessor", Json::object(), clips.unsqueeze(-1));
+  const Batch three_d = apply_audio("MFCCPreProcessor", Json::object(), clips.unsqueeze(-1));
   REQUIRE_FALSE(torch::allclose(three_d.data.squeeze(1)[1], two_d.data[1], 1e-3, 1e-3));
   REQUIRE(torch::allclose(three_d.data.squeeze(1)[0], two_d.data[0], 1e-5, 1e-4));
 }
@@ -214,10 +214,10 @@ TEST_CASE("MFCCPreProcessor rejects bad options and melkwargs, naming them",
   fails_with(R"({"melkwargs": {"f_min": 100, "f_max": 50}})", "f_max must be greater than f_min");
   fails_with(R"({"melkwargs": []})", "option 'melkwargs' must be");
   neurobench::processors::MFCCPreProcessor mfcc;
-  REQUIRE_THROWS_AS(mfcc(batch_of(torch::zeros({2, 2, 16000, 1}))), InputError);
-  REQUIRE_THROWS_WITH(mfcc(batch_of(torch::zeros({2, 2, 16000, 1}))),
+  REQUIRE_THROWS_AS(mfcc(audio_batch_of(torch::zeros({2, 2, 16000, 1}))), InputError);
+  REQUIRE_THROWS_WITH(mfcc(audio_batch_of(torch::zeros({2, 2, 16000, 1}))),
                       Catch::Contains("[2, 2, 16000, 1]"));
-  REQUIRE_THROWS_WITH(mfcc(batch_of(torch::zeros({2, 100, 1}))),
+  REQUIRE_THROWS_WITH(mfcc(audio_batch_of(torch::zeros({2, 100, 1}))),
                       Catch::Contains("MFCCPreProcessor") && Catch::Contains("[2, 1, 100]"));
 }
 
@@ -227,10 +227,10 @@ TEST_CASE(
     "[processors][audio][resample]") {
   const torch::Tensor x =
       audio_clips().index({torch::tensor({0, 2}), torch::indexing::Slice(0, 4000)}).unsqueeze(-1);
-  const Batch out = apply("Resample", Json::object(), x);
+  const Batch out = apply_audio("Resample", Json::object(), x);
   REQUIRE(out.data.sizes() == torch::IntArrayRef({2, 1, 2000}));
   require_close(out.data, audio_fixture("resample.npz", "r_16000_8000"), 1e-4, 1e-6);
-  const Batch kaiser = apply("Resample",
+  const Batch kaiser = apply_audio("Resample",
                              Json{{"resampling_method", "kaiser_window"},
                                   {"lowpass_filter_width", 16},
                                   {"rolloff", 0.9},
@@ -238,7 +238,7 @@ TEST_CASE(
                              x);
   require_close(kaiser.data, audio_fixture("resample.npz", "r_kaiser_16000_8000"), 1e-4, 1e-6);
   // Two channels are resampled each on its own.
-  const Batch stereo = apply("Resample", Json::object(), torch::cat({x, x.flip(1)}, 2));
+  const Batch stereo = apply_audio("Resample", Json::object(), torch::cat({x, x.flip(1)}, 2));
   REQUIRE(stereo.data.sizes() == torch::IntArrayRef({2, 2, 2000}));
   REQUIRE(torch::equal(stereo.data.narrow(1, 0, 1), out.data));
 }
@@ -246,8 +246,8 @@ TEST_CASE(
 TEST_CASE("Resample rejects other layouts and bad options, naming them",
           "[processors][audio][resample]") {
   neurobench::processors::Resample resample;
-  REQUIRE_THROWS_AS(resample(batch_of(torch::zeros({2, 16000}))), InputError);
-  REQUIRE_THROWS_WITH(resample(batch_of(torch::zeros({2, 16000}))),
+  REQUIRE_THROWS_AS(resample(audio_batch_of(torch::zeros({2, 16000}))), InputError);
+  REQUIRE_THROWS_WITH(resample(audio_batch_of(torch::zeros({2, 16000}))),
                       Catch::Contains("Resample") && Catch::Contains("[2, 16000]") &&
                           Catch::Contains("(batch, timesteps, channels)"));
   auto fails_with = [](const Json& options, const std::string& text) {

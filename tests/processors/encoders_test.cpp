@@ -33,18 +33,18 @@ using neurobench::processors::RateEncoderOptions;
 
 namespace {
 
-Batch batch_of(const torch::Tensor& data) {
+Batch encoder_batch_of(const torch::Tensor& data) {
   Batch b;
   b.data = data;
   b.targets = torch::arange(data.dim() > 0 ? data.size(0) : 1, torch::kLong);
   return b;
 }
 
-torch::Tensor apply(neurobench::PreProcessor& pre, const torch::Tensor& data) {
-  return pre(batch_of(data)).data;
+torch::Tensor apply_encoder(neurobench::PreProcessor& pre, const torch::Tensor& data) {
+  return pre(encoder_batch_of(data)).data;
 }
 
-std::unique_ptr<neurobench::PreProcessor> make(const std::string& name, const Json& options) {
+std::unique_ptr<neurobench::PreProcessor> make_encoder(const std::string& name, const Json& options) {
   return neurobench::pre_processors().create(name, options);
 }
 
@@ -80,11 +80,11 @@ TEST_CASE(
     neurobench::NpzArchive archive(
         neurobench::test::fixture("encoders/" + c.at("file").get<std::string>()));
     // One encoder for all the batches of a case: RateEncoder's generator runs on across them.
-    auto encoder = make(c.at("encoder").get<std::string>(), c.at("options"));
+    auto encoder = make_encoder(c.at("encoder").get<std::string>(), c.at("options"));
     for (const auto& keys : c.at("batches")) {
       const torch::Tensor data = archive.read(keys.at(0).get<std::string>());
       const torch::Tensor expected = archive.read(keys.at(1).get<std::string>());
-      const torch::Tensor out = apply(*encoder, data);
+      const torch::Tensor out = apply_encoder(*encoder, data);
       REQUIRE(out.scalar_type() == torch::kFloat);
       REQUIRE(out.sizes() == expected.sizes());
       REQUIRE(out.is_contiguous());
@@ -178,20 +178,20 @@ TEST_CASE("DeltaEncoder encodes along the timesteps and drops -1 events without 
           "[encoders]") {
   const auto x = torch::randn({2, 30, 3}).cumsum(1) * 1.5;
   DeltaEncoder both;
-  const auto events = apply(both, x);
+  const auto events = apply_encoder(both, x);
   REQUIRE(events.equal(neurobench::delta_modulate(x, 1.0, 1)));
   REQUIRE(events.lt(0).any().item<bool>());
   DeltaEncoderOptions on_only;
   on_only.off_spikes = false;
   DeltaEncoder positive(on_only);
   // The level still falls on a -1 event: the +1 events are the same as with off spikes.
-  REQUIRE(apply(positive, x).equal(events.clamp_min(0)));
+  REQUIRE(apply_encoder(positive, x).equal(events.clamp_min(0)));
   DeltaEncoder registered(Json{{"threshold", 0.5}, {"off_spikes", true}});
-  REQUIRE(apply(registered, x).equal(neurobench::delta_modulate(x, 0.5, 1)));
+  REQUIRE(apply_encoder(registered, x).equal(neurobench::delta_modulate(x, 0.5, 1)));
 }
 
 TEST_CASE("the encoders pass targets and extras through and leave the input alone", "[encoders]") {
-  Batch in = batch_of(torch::rand({3, 4, 2}));
+  Batch in = encoder_batch_of(torch::rand({3, 4, 2}));
   in.extras["ids"] = torch::tensor({7, 8, 9});
   const auto original = in.data.clone();
   DeltaEncoder delta;
@@ -215,22 +215,22 @@ TEST_CASE("RateEncoder is reproducible: one seed, one stream of draws, continued
   RateEncoder a(rate_options(10, 3));
   RateEncoder b(rate_options(10, 3));
   RateEncoder other(rate_options(10, 4));
-  const auto first = apply(a, x);
-  REQUIRE(first.equal(apply(b, x)));
-  REQUIRE_FALSE(first.equal(apply(other, x)));
-  REQUIRE_FALSE(first.equal(apply(a, x)));  // the second batch draws on from the first
+  const auto first = apply_encoder(a, x);
+  REQUIRE(first.equal(apply_encoder(b, x)));
+  REQUIRE_FALSE(first.equal(apply_encoder(other, x)));
+  REQUIRE_FALSE(first.equal(apply_encoder(a, x)));  // the second batch draws on from the first
   // Certain probabilities; first_spike_time silences the first steps.
   RateEncoderOptions o = rate_options(5);
   o.first_spike_time = 2;
   RateEncoder late(o);
-  const auto ones = apply(late, torch::tensor({{1.F, 0.F, 3.F, -2.F}}));
+  const auto ones = apply_encoder(late, torch::tensor({{1.F, 0.F, 3.F, -2.F}}));
   REQUIRE(ones.sizes() == torch::IntArrayRef({1, 5, 4}));
   REQUIRE(ones.narrow(1, 0, 2).eq(0).all().item<bool>());
   REQUIRE(ones.narrow(1, 2, 3).equal(torch::tensor({1.F, 0.F, 1.F, 0.F}).expand({1, 3, 4})));
   // Infinities are clamped, as in snnTorch.
   RateEncoder plain(rate_options(2));
   const float inf = std::numeric_limits<float>::infinity();
-  REQUIRE(apply(plain, torch::tensor({{inf, -inf}}))
+  REQUIRE(apply_encoder(plain, torch::tensor({{inf, -inf}}))
               .equal(torch::tensor({1.F, 0.F}).expand({1, 2, 2})));
 }
 
@@ -240,7 +240,7 @@ TEST_CASE("LatencyEncoder places larger values earlier, one spike each", "[encod
   o.linear = true;
   o.normalize = true;
   LatencyEncoder enc(o);
-  const auto out = apply(enc, torch::tensor({{0.02F, 0.5F, 1.F}}));
+  const auto out = apply_encoder(enc, torch::tensor({{0.02F, 0.5F, 1.F}}));
   REQUIRE(out.sizes() == torch::IntArrayRef({1, 5, 3}));
   const auto expected = torch::tensor({0.F, 0.F, 1.F,  //
                                        0.F, 0.F, 0.F,  //
@@ -253,28 +253,28 @@ TEST_CASE("LatencyEncoder places larger values earlier, one spike each", "[encod
   o.clip = true;
   o.threshold = 0.1;
   LatencyEncoder clipped(o);
-  REQUIRE(apply(clipped, torch::tensor({{0.02F, 0.5F, 1.F}}))
+  REQUIRE(apply_encoder(clipped, torch::tensor({{0.02F, 0.5F, 1.F}}))
               .sum(1)
               .equal(torch::tensor({{0.F, 1.F, 1.F}})));
   // bypass: spikes later than the last step are dropped instead of an error.
   LatencyEncoderOptions b = latency_options(3);
   b.bypass = true;
   LatencyEncoder bypass(b);
-  REQUIRE(apply(bypass, torch::tensor({{0.F, 1.F}})).sum(1).equal(torch::tensor({{0.F, 1.F}})));
+  REQUIRE(apply_encoder(bypass, torch::tensor({{0.F, 1.F}})).sum(1).equal(torch::tensor({{0.F, 1.F}})));
   // Integers and bool are taken as float32.
   LatencyEncoder plain(latency_options(16));
-  REQUIRE(apply(plain, torch::tensor({{true, false}}))
-              .equal(apply(plain, torch::tensor({{1.F, 0.F}}))));
+  REQUIRE(apply_encoder(plain, torch::tensor({{true, false}}))
+              .equal(apply_encoder(plain, torch::tensor({{1.F, 0.F}}))));
 }
 
 TEST_CASE("an empty batch gives an empty batch of the encoder's output shape", "[encoders]") {
   DeltaEncoder delta;
   RateEncoder rate(rate_options(4));
   LatencyEncoder latency(latency_options(6));
-  REQUIRE(apply(delta, torch::zeros({2, 0, 3})).sizes() == torch::IntArrayRef({2, 0, 3}));
-  REQUIRE(apply(rate, torch::zeros({0, 3})).sizes() == torch::IntArrayRef({0, 4, 3}));
-  REQUIRE(apply(latency, torch::zeros({0, 3})).sizes() == torch::IntArrayRef({0, 6, 3}));
-  REQUIRE(apply(latency, torch::zeros({2, 0})).sizes() == torch::IntArrayRef({2, 6, 0}));
+  REQUIRE(apply_encoder(delta, torch::zeros({2, 0, 3})).sizes() == torch::IntArrayRef({2, 0, 3}));
+  REQUIRE(apply_encoder(rate, torch::zeros({0, 3})).sizes() == torch::IntArrayRef({0, 4, 3}));
+  REQUIRE(apply_encoder(latency, torch::zeros({0, 3})).sizes() == torch::IntArrayRef({0, 6, 3}));
+  REQUIRE(apply_encoder(latency, torch::zeros({2, 0})).sizes() == torch::IntArrayRef({2, 6, 0}));
 }
 
 TEST_CASE("the encoders are registered with their options, defaults and required num_steps",
@@ -290,12 +290,12 @@ TEST_CASE("the encoders are registered with their options, defaults and required
   REQUIRE(registry.find("RateEncoder")->options.at(0).name == "num_steps");
   REQUIRE(registry.find("RateEncoder")->options.at(0).default_value.is_null());
   for (const char* name : {"RateEncoder", "LatencyEncoder"}) {
-    REQUIRE_THROWS_AS(make(name, Json::object()), UsageError);
-    REQUIRE_THROWS_WITH(make(name, Json::object()), Catch::Contains("needs option 'num_steps'"));
+    REQUIRE_THROWS_AS(make_encoder(name, Json::object()), UsageError);
+    REQUIRE_THROWS_WITH(make_encoder(name, Json::object()), Catch::Contains("needs option 'num_steps'"));
   }
-  REQUIRE_THROWS_WITH(make("RateEncoder", Json{{"num_steps", "ten"}}),
+  REQUIRE_THROWS_WITH(make_encoder("RateEncoder", Json{{"num_steps", "ten"}}),
                       Catch::Contains("'num_steps' must be an integer"));
-  REQUIRE_THROWS_WITH(make("DeltaEncoder", Json{{"off_spike", false}}),
+  REQUIRE_THROWS_WITH(make_encoder("DeltaEncoder", Json{{"off_spike", false}}),
                       Catch::Contains("no option 'off_spike'") && Catch::Contains("off_spikes"));
   // The classes' JSON constructors check and complete options as the registry does.
   const DeltaEncoder partial(Json{{"threshold", 0.5}});
@@ -305,8 +305,8 @@ TEST_CASE("the encoders are registered with their options, defaults and required
   REQUIRE_THROWS_WITH(LatencyEncoder(Json{{"num_steps", 4}, {"tua", 1}}),
                       Catch::Contains("LatencyEncoder' has no option 'tua'"));
   // Whole numbers written as floats are integers.
-  auto rate = make("RateEncoder", Json{{"num_steps", 3.0}, {"seed", 2.0}});
-  REQUIRE(apply(*rate, torch::rand({2, 2})).size(1) == 3);
+  auto rate = make_encoder("RateEncoder", Json{{"num_steps", 3.0}, {"seed", 2.0}});
+  REQUIRE(apply_encoder(*rate, torch::rand({2, 2})).size(1) == 3);
 }
 
 TEST_CASE("the command line lists the encoders with their options", "[encoders][cli]") {
@@ -328,7 +328,7 @@ TEST_CASE("encoder options out of range are a UsageError naming the option and t
     REQUIRE_THROWS_WITH(DeltaEncoder(o),
                         Catch::Contains("DeltaEncoder: threshold") && Catch::Contains("above 0"));
   }
-  REQUIRE_THROWS_WITH(make("DeltaEncoder", Json{{"threshold", -1}}),
+  REQUIRE_THROWS_WITH(make_encoder("DeltaEncoder", Json{{"threshold", -1}}),
                       Catch::Contains("threshold is -1"));
   // RateEncoder
   for (const int64_t steps : {int64_t{0}, int64_t{-3}, int64_t{1'000'001}}) {
@@ -337,13 +337,13 @@ TEST_CASE("encoder options out of range are a UsageError naming the option and t
                         Catch::Contains("num_steps is " + std::to_string(steps)) &&
                             Catch::Contains("from 1 to 1000000"));
   }
-  REQUIRE_THROWS_WITH(make("RateEncoder", Json{{"num_steps", 5}, {"first_spike_time", 5}}),
+  REQUIRE_THROWS_WITH(make_encoder("RateEncoder", Json{{"num_steps", 5}, {"first_spike_time", 5}}),
                       Catch::Contains("first_spike_time is 5") && Catch::Contains("= 4"));
-  REQUIRE_THROWS_WITH(make("RateEncoder", Json{{"num_steps", 5}, {"first_spike_time", -1}}),
+  REQUIRE_THROWS_WITH(make_encoder("RateEncoder", Json{{"num_steps", 5}, {"first_spike_time", -1}}),
                       Catch::Contains("first_spike_time is -1"));
-  REQUIRE_THROWS_WITH(make("RateEncoder", Json{{"num_steps", 5}, {"seed", 1e20}}),
+  REQUIRE_THROWS_WITH(make_encoder("RateEncoder", Json{{"num_steps", 5}, {"seed", 1e20}}),
                       Catch::Contains("'seed' is out of range") && Catch::Contains("2^64"));
-  REQUIRE_THROWS_WITH(make("RateEncoder", Json{{"num_steps", 1e30}}),
+  REQUIRE_THROWS_WITH(make_encoder("RateEncoder", Json{{"num_steps", 1e30}}),
                       Catch::Contains("'num_steps' is out of range"));
   RateEncoderOptions gain = rate_options(3);
   gain.gain = std::numeric_limits<double>::infinity();
@@ -368,9 +368,9 @@ TEST_CASE("encoder options out of range are a UsageError naming the option and t
     o.epsilon = bad;
     REQUIRE_THROWS_WITH(LatencyEncoder(o), Catch::Contains("epsilon is"));
   }
-  REQUIRE_THROWS_WITH(make("LatencyEncoder", Json{{"num_steps", 3}, {"first_spike_time", 3}}),
+  REQUIRE_THROWS_WITH(make_encoder("LatencyEncoder", Json{{"num_steps", 3}, {"first_spike_time", 3}}),
                       Catch::Contains("first_spike_time is 3"));
-  REQUIRE_THROWS_WITH(make("LatencyEncoder", Json{{"num_steps", 3}, {"linear", 1}}),
+  REQUIRE_THROWS_WITH(make_encoder("LatencyEncoder", Json{{"num_steps", 3}, {"linear", 1}}),
                       Catch::Contains("'linear' must be a boolean"));
 }
 
@@ -382,66 +382,66 @@ TEST_CASE(
   RateEncoder rate(rate_options(4));
   LatencyEncoder latency(latency_options(16));
   // Layout
-  REQUIRE_THROWS_AS(apply(delta, torch::rand({5})), InputError);
+  REQUIRE_THROWS_AS(apply_encoder(delta, torch::rand({5})), InputError);
   REQUIRE_THROWS_WITH(
-      apply(delta, torch::rand({5})),
+      apply_encoder(delta, torch::rand({5})),
       Catch::Contains("(batch, timesteps, features...)") && Catch::Contains("shape [5]"));
-  REQUIRE_THROWS_WITH(apply(rate, torch::tensor(0.5F)),
+  REQUIRE_THROWS_WITH(apply_encoder(rate, torch::tensor(0.5F)),
                       Catch::Contains("RateEncoder") && Catch::Contains("shape []"));
-  REQUIRE_THROWS_WITH(apply(latency, torch::tensor(0.5F)), Catch::Contains("LatencyEncoder"));
-  REQUIRE_THROWS_WITH(apply(rate, torch::Tensor()), Catch::Contains("undefined"));
+  REQUIRE_THROWS_WITH(apply_encoder(latency, torch::tensor(0.5F)), Catch::Contains("LatencyEncoder"));
+  REQUIRE_THROWS_WITH(apply_encoder(rate, torch::Tensor()), Catch::Contains("undefined"));
   // Complex numbers
   const auto complex = torch::rand({2, 3}, torch::kComplexFloat);
-  REQUIRE_THROWS_WITH(apply(rate, complex), Catch::Contains("real numbers"));
-  REQUIRE_THROWS_WITH(apply(latency, complex), Catch::Contains("real numbers"));
-  REQUIRE_THROWS_WITH(apply(delta, complex), Catch::Contains("real numbers"));
+  REQUIRE_THROWS_WITH(apply_encoder(rate, complex), Catch::Contains("real numbers"));
+  REQUIRE_THROWS_WITH(apply_encoder(latency, complex), Catch::Contains("real numbers"));
+  REQUIRE_THROWS_WITH(apply_encoder(delta, complex), Catch::Contains("real numbers"));
   // NaN: the count and the first index
   auto nan = torch::rand({2, 3, 4});
   nan[1][2][0] = std::nan("");
   nan[1][2][3] = std::nan("");
   for (neurobench::PreProcessor* pre :
        std::initializer_list<neurobench::PreProcessor*>{&delta, &rate, &latency}) {
-    REQUIRE_THROWS_AS(apply(*pre, nan), InputError);
-    REQUIRE_THROWS_WITH(apply(*pre, nan),
+    REQUIRE_THROWS_AS(apply_encoder(*pre, nan), InputError);
+    REQUIRE_THROWS_WITH(apply_encoder(*pre, nan),
                         Catch::Contains("2 ") && Catch::Contains("data[1, 2, 0] = nan"));
   }
   // Infinities: refused by delta, clamped by rate unless the gain is 0, out of range in latency.
   auto inf = torch::rand({2, 3, 4});
   inf[0][1][2] = -std::numeric_limits<float>::infinity();
-  REQUIRE_THROWS_WITH(apply(delta, inf), Catch::Contains("data[0, 1, 2] = -inf"));
+  REQUIRE_THROWS_WITH(apply_encoder(delta, inf), Catch::Contains("data[0, 1, 2] = -inf"));
   RateEncoderOptions zero_gain = rate_options(4);
   zero_gain.gain = 0;
   RateEncoder rate0(zero_gain);
-  REQUIRE_THROWS_AS(apply(rate0, inf), InputError);
-  REQUIRE_THROWS_WITH(apply(rate0, inf), Catch::Contains("gain is 0"));
-  REQUIRE_THROWS_WITH(apply(latency, inf), Catch::Contains("from -inf to"));
+  REQUIRE_THROWS_AS(apply_encoder(rate0, inf), InputError);
+  REQUIRE_THROWS_WITH(apply_encoder(rate0, inf), Catch::Contains("gain is 0"));
+  REQUIRE_THROWS_WITH(apply_encoder(latency, inf), Catch::Contains("from -inf to"));
 }
 
 TEST_CASE("LatencyEncoder refuses data outside [0, 1] and spike times it cannot place",
           "[encoders]") {
   LatencyEncoder latency(latency_options(16));
-  REQUIRE_THROWS_AS(apply(latency, torch::tensor({{0.5F, 1.25F}, {-0.5F, 0.F}})), InputError);
-  REQUIRE_THROWS_WITH(apply(latency, torch::tensor({{0.5F, 1.25F}, {-0.5F, 0.F}})),
+  REQUIRE_THROWS_AS(apply_encoder(latency, torch::tensor({{0.5F, 1.25F}, {-0.5F, 0.F}})), InputError);
+  REQUIRE_THROWS_WITH(apply_encoder(latency, torch::tensor({{0.5F, 1.25F}, {-0.5F, 0.F}})),
                       Catch::Contains("[0, 1]") && Catch::Contains("from -0.5 to 1.25"));
   // The default log code puts a 0 at tau * log(0.0100001 / 1e-7), about 11.5: step 12.
   LatencyEncoder short_one(latency_options(12));
-  REQUIRE_THROWS_AS(apply(short_one, torch::tensor({{0.F, 1.F}})), InputError);
-  REQUIRE_THROWS_WITH(apply(short_one, torch::tensor({{0.F, 1.F}})),
+  REQUIRE_THROWS_AS(apply_encoder(short_one, torch::tensor({{0.F, 1.F}})), InputError);
+  REQUIRE_THROWS_WITH(apply_encoder(short_one, torch::tensor({{0.F, 1.F}})),
                       Catch::Contains("step 12") && Catch::Contains("num_steps - 1 = 11") &&
                           Catch::Contains("bypass"));
-  REQUIRE(apply(latency, torch::tensor({{0.F, 1.F}})).size(1) == 16);
+  REQUIRE(apply_encoder(latency, torch::tensor({{0.F, 1.F}})).size(1) == 16);
   // An epsilon lost in float32 next to the threshold: a value at the threshold has an
   // infinite spike time.
   LatencyEncoderOptions tiny = latency_options(16);
   tiny.epsilon = 1e-12;
   LatencyEncoder lost(tiny);
-  REQUIRE_THROWS_AS(apply(lost, torch::tensor({{0.F, 1.F}})), InputError);
-  REQUIRE_THROWS_WITH(apply(lost, torch::tensor({{0.F, 1.F}})),
+  REQUIRE_THROWS_AS(apply_encoder(lost, torch::tensor({{0.F, 1.F}})), InputError);
+  REQUIRE_THROWS_WITH(apply_encoder(lost, torch::tensor({{0.F, 1.F}})),
                       Catch::Contains("not all finite") && Catch::Contains("epsilon 1e-12"));
   // In float64 the same epsilon is kept: log(0.010000000001 / 1e-12) is about 23.
   tiny.num_steps = 40;
   LatencyEncoder kept(tiny);
-  REQUIRE(apply(kept, torch::tensor({{0.0, 1.0}}, torch::kDouble))
+  REQUIRE(apply_encoder(kept, torch::tensor({{0.0, 1.0}}, torch::kDouble))
               .select(2, 0)
               .argmax()
               .item<int64_t>() == 23);

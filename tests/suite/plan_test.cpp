@@ -45,7 +45,7 @@ JobEnd exited(int status, double seconds = 1.5) {
   return end;
 }
 
-void write(const fs::path& file, const std::string& text) {
+void write_plan_file(const fs::path& file, const std::string& text) {
   fs::create_directories(file.parent_path());
   std::ofstream(file) << text;
 }
@@ -83,7 +83,7 @@ TEST_CASE("a run is done when its record says ok for its key and its results fil
   const auto& run = first.runs[0];
   folders.prepare(run);
   CHECK(neurobench::BenchmarkConfig::read(run.config).model == fixture("core/classifier.pt"));
-  write(run.results, R"({"Footprint": 268})");
+  write_plan_file(run.results, R"({"Footprint": 268})");
   const Json record = neurobench::suite::write_run_record(s, first, run, exited(0), 0, 1);
   CHECK(record.at("status") == "ok");
   CHECK(record.at("results") == "runs/clf/rep-0.json");
@@ -94,12 +94,12 @@ TEST_CASE("a run is done when its record says ok for its key and its results fil
   CHECK_FALSE(plan_suite(s, folder.path(), /*rerun=*/true).runs[0].done);
 
   // A damaged results file, or a record of another key, and the run runs again.
-  write(run.results, R"({"Footprint": )");
+  write_plan_file(run.results, R"({"Footprint": )");
   CHECK_FALSE(plan_suite(s, folder.path(), false).runs[0].done);
-  write(run.results, R"({"Footprint": 268})");
+  write_plan_file(run.results, R"({"Footprint": 268})");
   Json other = record;
   other["key"]["key"] = "0";
-  write(run.record, other.dump());
+  write_plan_file(run.record, other.dump());
   CHECK_FALSE(plan_suite(s, folder.path(), false).runs[0].done);
 
   // Readying a run again removes its stale results and record.
@@ -113,7 +113,7 @@ TEST_CASE("a run's record says what its end means, with the log's telling line",
   const auto s = two_repeats(dir);
   const Plan plan = plan_suite(s, dir / "out", false);
   const auto& run = plan.runs[0];
-  write(run.log, "loading\nerror: metric Footprint: broken\nbye\n");
+  write_plan_file(run.log, "loading\nerror: metric Footprint: broken\nbye\n");
 
   Json r = neurobench::suite::run_record(s, plan, run, exited(2), 0, 3);
   CHECK(r.at("status") == "failed");
@@ -123,7 +123,7 @@ TEST_CASE("a run's record says what its end means, with the log's telling line",
   CHECK(r.at("jobs") == 3);
   CHECK(r.at("wall_seconds") == 1.5);
 
-  write(run.results, R"({"Footprint": null})");
+  write_plan_file(run.results, R"({"Footprint": null})");
   r = neurobench::suite::run_record(s, plan, run, exited(1), 0, 1);
   CHECK(r.at("status") == "failed");
   CHECK_THAT(r.at("cause").get<std::string>(), Catch::StartsWith("a metric failed"));
@@ -153,7 +153,7 @@ TEST_CASE("the summary sees a run without a record as missing and one with resul
   const auto s = two_repeats(dir);
   const neurobench::suite::ResultsFolder folder(dir / "out");
   const Plan plan = plan_suite(s, folder.path(), false);
-  write(plan.runs[0].results, R"({"Footprint": 268})");
+  write_plan_file(plan.runs[0].results, R"({"Footprint": 268})");
   (void)neurobench::suite::write_run_record(s, plan, plan.runs[0], exited(0), 0, 1);
 
   const auto runs = neurobench::suite::summary_runs(s, plan);
@@ -176,7 +176,7 @@ TEST_CASE("a results folder is locked against a second suite", "[suite][plan]") 
   const neurobench::suite::ResultsFolder folder(dir / "a" / "out");
   CHECK(fs::is_directory(dir / "a" / "out" / "runs"));
   REQUIRE_THROWS_AS(neurobench::suite::ResultsFolder(dir / "a" / "out"), neurobench::InputError);
-  write(dir / "file", "x");
+  write_plan_file(dir / "file", "x");
   REQUIRE_THROWS_WITH(neurobench::suite::ResultsFolder(dir / "file" / "out"),
                       Catch::Contains("--out " + (dir / "file" / "out").string()) &&
                           Catch::Contains("cannot create it"));

@@ -22,14 +22,14 @@ using neurobench::test::TempDir;
 
 namespace {
 
-void write(const fs::path& file, const std::string& text) {
+void write_suite_file(const fs::path& file, const std::string& text) {
   fs::create_directories(file.parent_path());
   std::ofstream(file) << text;
 }
 
 // Two models (one from a config in a sub-folder with a relative data path), two settings.
 Json two_by_two(const fs::path& dir) {
-  write(dir / "configs" / "clf.json",
+  write_suite_file(dir / "configs" / "clf.json",
         "{\"model\": \"" + fixture("core/classifier.pt").string() +
             "\", \"data\": \"data/x.npz\", \"batch_size\": 7, \"_comment\": \"c\","
             " \"workload\": [\"ClassificationAccuracy\"]}");
@@ -118,7 +118,7 @@ TEST_CASE("a bad suite is a UsageError naming the file and the key", "[suite][su
   fails(R"({"models": {"m": {"data": "d.npz", "workload": ["ClassificationAccuracy"]}}})",
         "run 'm': no 'model'");
   fails(R"({"models": {"m": {"model": "m.pt", "data": "d.npz"}}})", "run 'm': no metrics");
-  write(dir / "wrong.json", R"({"model": "m.pt", "modle": 1})");
+  write_suite_file(dir / "wrong.json", R"({"model": "m.pt", "modle": 1})");
   fails(R"({"models": {"m": {"config": "wrong.json"}}})", "'models.m.config': ");
   CHECK_THROWS_WITH(
       parse_suite(Json::parse(R"({"models": {"m": {"config": "wrong.json"}}})"), file),
@@ -128,14 +128,14 @@ TEST_CASE("a bad suite is a UsageError naming the file and the key", "[suite][su
 TEST_CASE("read_suite_file reads comments and names a file that is not JSON",
           "[suite][suite_file]") {
   const TempDir dir;
-  write(dir / "s.json",
+  write_suite_file(dir / "s.json",
         "// a suite\n{\"models\": {\"m\": {\"model\": \"m.pt\", \"data\": \"d.npz\", "
         "\"workload\": [\"ClassificationAccuracy\"]}}, \"jobs\": 2, \"timeout_seconds\": 9}");
   const auto s = read_suite_file(dir / "s.json");
   CHECK(s.name == "s");
   CHECK(s.jobs == 2);
   CHECK(s.timeout_seconds == 9.0);
-  write(dir / "t.json", "{\"models\": ");
+  write_suite_file(dir / "t.json", "{\"models\": ");
   CHECK_THROWS_AS(read_suite_file(dir / "t.json"), neurobench::InputError);
   CHECK_THROWS_WITH(read_suite_file(dir / "t.json"), Catch::Contains((dir / "t.json").string()));
 }
@@ -188,7 +188,7 @@ TEST_CASE("a suite entry with both data and dataset is a UsageError naming the e
                                               Catch::Contains("'data' (") &&
                                               Catch::Contains("are both set"));
   // In a referenced config too (as `neurobench run` reads it).
-  write(dir / "both.json",
+  write_suite_file(dir / "both.json",
         R"({"model": "m.pt", "data": "d.npz", "dataset": "speech-commands:gsc"})");
   CHECK_THROWS_WITH(parse_suite(Json::parse(R"({"models": {"m": {"config": "both.json"}}})"), file),
                     Catch::Contains("'models.m.config'") && Catch::Contains("are both set"));

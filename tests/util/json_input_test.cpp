@@ -33,7 +33,7 @@ std::string nested_arrays(std::size_t depth) {
   return std::string(depth, '[') + "1" + std::string(depth, ']');
 }
 
-void write_text(const std::filesystem::path& path, const std::string& text) {
+void write_json_text(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
@@ -115,7 +115,7 @@ TEST_CASE("a key given twice in one object is refused, naming the key and the ob
   // A config with a setting written twice.
   TempDir dir;
   const auto config = dir / "twice.json";
-  write_text(config, R"({"model": "m.pt", "warmup": 1, "warmup": 5})");
+  write_json_text(config, R"({"model": "m.pt", "warmup": 1, "warmup": 5})");
   REQUIRE_THROWS_WITH(neurobench::BenchmarkConfig::read(config),
                       Catch::Contains("twice.json: the key \"warmup\" is given twice"));
 }
@@ -124,7 +124,7 @@ TEST_CASE("a config nested 100,000 deep exits 2 naming the file, no crash",
           "[json][config][reliability]") {
   TempDir dir;
   const auto config = dir / "deep.json";
-  write_text(config, "{\"model\": " + nested_arrays(kDeep) + "}");
+  write_json_text(config, "{\"model\": " + nested_arrays(kDeep) + "}");
   REQUIRE_THROWS_AS(neurobench::BenchmarkConfig::read(config), InputError);
   REQUIRE_THROWS_WITH(neurobench::BenchmarkConfig::read(config),
                       Catch::Contains("deep.json: line 1, column 74") &&
@@ -139,11 +139,11 @@ TEST_CASE("a config nested 100,000 deep exits 2 naming the file, no crash",
 TEST_CASE("1e400 in a config or a results file is an error naming the file",
           "[json][config][report][reliability]") {
   TempDir dir;
-  write_text(dir / "bench.json", R"({"model": "m.pt", "data": "d.npz", "warmup": 1e400})");
+  write_json_text(dir / "bench.json", R"({"model": "m.pt", "data": "d.npz", "warmup": 1e400})");
   auto r = run_cli("run " + q(dir / "bench.json"));
   REQUIRE(r.status == 2);
   REQUIRE_THAT(r.err, Catch::Contains("bench.json: line 1, column 46: the number 1e400"));
-  write_text(dir / "results.json", "{\"Footprint\": 1e400}");
+  write_json_text(dir / "results.json", "{\"Footprint\": 1e400}");
   r = run_cli("report " + q(dir / "results.json"));
   REQUIRE(r.status == 2);
   REQUIRE_THAT(r.err, Catch::Contains("results.json: line 1, column 15: the number 1e400"));
@@ -159,11 +159,11 @@ TEST_CASE("a results file nested 100,000 deep exits 2 from report and compare, n
   std::string text = "{\"Footprint\": ";
   for (std::size_t i = 0; i < kDeep; ++i) text += "{\"a\": ";
   text += "1" + std::string(kDeep, '}') + "}";
-  write_text(deep, text);
+  write_json_text(deep, text);
   REQUIRE_THROWS_WITH(neurobench::load_run_results(deep),
                       Catch::Contains("deep.json: line 1") &&
                           Catch::Contains("nested more than 64 deep"));
-  write_text(dir / "ok.json", "{\"Footprint\": 1}");
+  write_json_text(dir / "ok.json", "{\"Footprint\": 1}");
   for (const std::string& args : std::vector<std::string>{"report " + q(deep), "compare " + q(dir / "ok.json") + " " + q(deep),
                                    "compare " + q(deep) + " " + q(dir / "ok.json")}) {
     const auto r = run_cli(args);
@@ -211,7 +211,7 @@ TEST_CASE("a config error quotes a short excerpt of a large bad value", "[json][
   std::string big = "[";
   for (int i = 0; i < 100000; ++i) big += std::to_string(i) + ",";
   big += "0]";
-  write_text(dir / "bench.json", R"({"model": )" + big + "}");
+  write_json_text(dir / "bench.json", R"({"model": )" + big + "}");
   try {
     (void)neurobench::BenchmarkConfig::read(dir / "bench.json");
     FAIL("no error");
