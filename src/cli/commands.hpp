@@ -129,3 +129,21 @@ CLI::App* add_suite_command(CLI::App& app, SuiteArgs& args);
 int suite_command(const SuiteArgs& args, const CLI::App& command, std::ostream& out);
 
 }  // namespace neurobench::cli
+
+namespace neurobench::cli {
+
+/// The options of `neurobench fscil` (docs/fscil.md).
+struct FscilArgs {
+  std::string config;  ///< The FSCIL config file.
+  std::string json;    ///< `--json`: the results file; the config's outputs.json when empty.
+  bool quiet = false;  ///< `--quiet`: no progress bars.
+};
+
+/// Adds the `fscil` subcommand, filling `args`.
+CLI::App* add_fscil_command(CLI::App& app, FscilArgs& args);
+/// Runs the FSCIL protocol a config describes, prints a line per session and a table, and
+/// writes the results file; returns 0, or 1 when a metric failed in some session. Throws
+/// UsageError and InputError for a bad config, model or data, before anything is written.
+int fscil_command(const FscilArgs& args);
+
+}  // namespace neurobench::cli

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The `neurobench` command: `run` a benchmark, `list` the plugins, `report` and `compare`
-// results files, run a `suite` of benchmarks.
+// results files, run a `suite` of benchmarks, run NeuroBench's `fscil` protocol.
 #include <iostream>
 #include <string>
 #include <vector>
@@ -57,14 +57,18 @@ int main(int argc, char** argv) {
   CLI::App* compare = neurobench::cli::add_compare_command(app, compare_args);
   neurobench::cli::SuiteArgs suite_args;
   CLI::App* suite = neurobench::cli::add_suite_command(app, suite_args);
-  app.footer("Commands: run, list, report, compare, suite. 'neurobench COMMAND --help' shows a "
-             "command's options.");
+  neurobench::cli::FscilArgs fscil_args;
+  CLI::App* fscil = neurobench::cli::add_fscil_command(app, fscil_args);
+  app.footer(
+      "Commands: run, list, report, compare, suite, fscil. 'neurobench COMMAND --help' shows a "
+      "command's options.");
 
   if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "run" &&
       std::string(argv[1]) != "list" && std::string(argv[1]) != "report" &&
-      std::string(argv[1]) != "compare" && std::string(argv[1]) != "suite") {
+      std::string(argv[1]) != "compare" && std::string(argv[1]) != "suite" &&
+      std::string(argv[1]) != "fscil") {
     std::cerr << "error: unknown command '" << argv[1]
-              << "' (commands: run, list, report, compare, suite; see --help)\n";
+              << "' (commands: run, list, report, compare, suite, fscil; see --help)\n";
     return neurobench::kExitError;
   }
   try {
@@ -84,7 +88,7 @@ int main(int argc, char** argv) {
   return neurobench::report_errors(
       [&] {
         for (const CLI::App* command : app.get_subcommands()) check_option_values(*command);
-        if (run->parsed() || list->parsed() || suite->parsed()) {
+        if (run->parsed() || list->parsed() || suite->parsed() || fscil->parsed()) {
           neurobench::load_plugins_from_environment();
           for (const auto& plugin : plugins) neurobench::load_plugin(plugin);
         }
@@ -98,6 +102,7 @@ int main(int argc, char** argv) {
           return neurobench::cli::suite_command(suite_args, *suite, std::cout);
         }
         if (compare->parsed()) return neurobench::cli::compare_command(compare_args, std::cout);
+        if (fscil->parsed()) return neurobench::cli::fscil_command(fscil_args);
         return neurobench::kExitError;
       },
       std::cerr);
