@@ -166,11 +166,12 @@ struct FscilConfig {
 
   /// Throws UsageError naming the key: BenchmarkConfig::validate(), FscilOptions::validate(),
   /// a `dataset` that is not of kind `mswc`, a `data` file, `post` processors, `stepwise`,
-  /// both `draws` and `seed` or neither, draw options with `draws`, options of the draw that
+  /// both `draws` and `seed` or neither, options of the draw that
   /// MswcSessionOptions::validate() refuses.
   void validate() const;
   /// The config in `json` (relative paths joined to `base`). Throws UsageError starting with
-  /// `source` and naming the key as BenchmarkConfig::from_json() does, for the `fscil` keys too.
+  /// `source` and naming the key as BenchmarkConfig::from_json() does, for the `fscil` keys too
+  /// (an unknown key, a value of the wrong type or range, the draw's options beside `draws`).
   [[nodiscard]] static FscilConfig from_json(const Json& json,
                                              const std::filesystem::path& base = {},
                                              const std::string& source = "config");
