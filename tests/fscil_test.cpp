@@ -279,6 +279,7 @@ TEST_CASE(
   const neurobench::Json doc = neurobench::fscil_results_document(r);
   CHECK(doc["_fscil"]["sessions"].size() == 3);
   CHECK(doc.contains("FscilNewClassesAccuracy"));
+  CHECK(doc["_metrics"]["FscilNewClassesAccuracy"]["unit"] == "fraction");
   CHECK(doc.contains("_metrics"));
 }
 

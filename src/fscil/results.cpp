@@ -60,7 +60,7 @@ Json fscil_results_document(const FscilResults& results) {
         "FSCIL: mean over the incremental sessions of the accuracy on every incremental class's "
         "query samples so far");
     d.kind = "workload";
-    d.higher_is_better();
+    d.with_unit("fraction").higher_is_better();
     summary.metrics[kFscilNewClassesKey] = d.to_json();
   }
   summary.run = results.run;
