@@ -45,8 +45,8 @@ const Component& find(std::string_view name) {
   const auto it =
       std::find_if(all.begin(), all.end(), [&](const Component& c) { return c.name == name; });
   if (it == all.end()) {
-    throw UsageError(
-        fmt::format("unknown component '{}' (known: hdf5, sndfile, distributed, cuda, ffmpeg)", name));
+    throw UsageError(fmt::format(
+        "unknown component '{}' (known: hdf5, sndfile, distributed, cuda, ffmpeg)", name));
   }
   return *it;
 }
@@ -63,8 +63,10 @@ const std::vector<Component>& components() {
        "sharded runs started by torchrun, srun or mpirun"},
       {"cuda", kCuda, "a LibTorch built with CUDA, and the CUDA toolkit's runtime",
        "the GPU's memory statistics and description with --device cuda"},
-      {"ffmpeg", kFfmpeg, "FFmpeg's libavformat and libavcodec (Debian: libavformat-dev, "
-       "libavcodec-dev)", "Ogg Opus files: the mswc data set and <neurobench/io/opus.hpp>"},
+      {"ffmpeg", kFfmpeg,
+       "FFmpeg's libavformat and libavcodec (Debian: libavformat-dev, "
+       "libavcodec-dev)",
+       "Ogg Opus files: the mswc data set and <neurobench/io/opus.hpp>"},
   };
   return all;
 }

@@ -97,7 +97,8 @@ TEST_CASE("a run started while a stop is requested throws at once, and runs once
   neurobench::request_stop(SIGTERM);
   neurobench::request_stop(SIGINT);  // the first signal counts
   int signal = -1;
-  CHECK(message_of(bench, quiet_stop_run(), signal) == "interrupted by SIGTERM before the run started");
+  CHECK(message_of(bench, quiet_stop_run(), signal) ==
+        "interrupted by SIGTERM before the run started");
   CHECK(signal == SIGTERM);
   neurobench::clear_stop_request();
   CHECK_FALSE(neurobench::stop_requested());

@@ -22,6 +22,7 @@
 #include <neurobench/io/npy.hpp>
 #include <neurobench/io/npy_fields.hpp>
 
+#include "datasets/folder_checks.hpp"
 #include "io/input_file.hpp"
 #include "io/npy.hpp"
 #include "io/npy_header.hpp"
@@ -33,25 +34,19 @@ namespace neurobench::datasets {
 namespace {
 
 namespace fs = std::filesystem;
+using neurobench::detail::is_folder;
+using neurobench::detail::present;
 
 constexpr const char* kTrainList = "trials_to_train.txt";
 constexpr const char* kTestList = "trials_to_test.txt";
-constexpr const char* kReleaseInRoot = "DvsGesture";
+constexpr const char* kDvsReleaseInRoot = "DvsGesture";
 constexpr const char* kTonicTrain = "ibmGestureTrain";
 constexpr const char* kTonicTest = "ibmGestureTest";
 constexpr const char* kTonicInRoot = "DVSGesture";  // tonic's save_to/<class name>
 constexpr std::uint64_t kMaxTextBytes = std::uint64_t{16} << 20;
 constexpr std::int64_t kDefaultTimeBins = 150;
 
-bool is_folder(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_directory(p, ec);
-}
 
-bool present(const fs::path& p) {
-  std::error_code ec;
-  return fs::exists(p, ec);
-}
 
 bool release_at(const fs::path& p) {
   return is_folder(p) && (present(p / kTrainList) || present(p / kTestList));
@@ -300,8 +295,8 @@ DvsGesture::DvsGesture(const fs::path& path, DvsGestureSubset subset, DvsGesture
   }
   if (release_at(path)) {
     index_release(path);
-  } else if (release_at(path / kReleaseInRoot)) {
-    index_release(path / kReleaseInRoot);
+  } else if (release_at(path / kDvsReleaseInRoot)) {
+    index_release(path / kDvsReleaseInRoot);
   } else if (export_at(path)) {
     index_export(path);
   } else if (export_at(path / kTonicInRoot)) {
@@ -311,7 +306,7 @@ DvsGesture::DvsGesture(const fs::path& path, DvsGestureSubset subset, DvsGesture
         "looked for {} or {} (IBM's release, {}) and for folders {} or {} (tonic's export), "
         "also under {} and {}",
         (path / kTrainList).string(), kTestList, kDvsGestureUrl, kTonicTrain, kTonicTest,
-        kReleaseInRoot, kTonicInRoot);
+        kDvsReleaseInRoot, kTonicInRoot);
     if (!present(path)) {
       throw InputError(
           fmt::format("{}: no such DVS Gesture folder: {}", path.string(), looked_for));

@@ -16,6 +16,7 @@
 #include <neurobench/errors.hpp>
 #include <neurobench/io/wav.hpp>
 
+#include "datasets/folder_checks.hpp"
 #include "io/input_file.hpp"
 #include "util/progress.hpp"
 #include "util/sha256.hpp"
@@ -25,10 +26,12 @@ namespace neurobench::datasets {
 namespace {
 
 namespace fs = std::filesystem;
+using neurobench::detail::is_folder;
+using neurobench::detail::present;
 
 constexpr const char* kValidationList = "validation_list.txt";
 constexpr const char* kTestingList = "testing_list.txt";
-constexpr const char* kReleaseInRoot = "SpeechCommands/speech_commands_v0.02";
+constexpr const char* kSpeechReleaseInRoot = "SpeechCommands/speech_commands_v0.02";
 // torchaudio's markers: a clip's name holds the first; the second is the folder of noise.
 constexpr const char* kHashDivider = "_nohash_";
 constexpr const char* kNoiseFolder = "_background_noise_";
@@ -80,26 +83,18 @@ std::string parent_name(const std::string& path) {
   return before == std::string::npos ? parent : parent.substr(before + 1);
 }
 
-bool is_folder(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_directory(p, ec);  // follows symbolic links, as Python's glob does
-}
 
-bool present(const fs::path& p) {
-  std::error_code ec;
-  return fs::exists(p, ec);
-}
 
 // The release folder: `path` itself when it holds a list file, else NeuroBench's root layout.
 fs::path find_release(const fs::path& path) {
   if (is_folder(path) && (present(path / kValidationList) || present(path / kTestingList))) {
     return path;
   }
-  if (is_folder(path / kReleaseInRoot)) return path / kReleaseInRoot;
+  if (is_folder(path / kSpeechReleaseInRoot)) return path / kSpeechReleaseInRoot;
   const std::string looked_for = fmt::format(
       "looked for {} or {} (the release folder) and for {} (NeuroBench's root); the release "
       "is {}",
-      (path / kValidationList).string(), kTestingList, (path / kReleaseInRoot).string(),
+      (path / kValidationList).string(), kTestingList, (path / kSpeechReleaseInRoot).string(),
       kSpeechCommandsUrl);
   if (!present(path)) {
     throw InputError(

@@ -12,7 +12,9 @@ using neurobench::test::q;
 using neurobench::test::run_cli;
 
 namespace {
-void write_cli_config(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
+void write_cli_config(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream(p) << text;
+}
 
 // The classifier's config, with the keys of the JSON object `overrides` replacing or added to
 // its own (a key may appear only once in a config).
@@ -92,8 +94,9 @@ TEST_CASE("config errors name the file and the key and exit 2", "[cli][config]")
 
 TEST_CASE("a config's metric may be an object with a name", "[cli][config]") {
   neurobench::test::TempDir dir;
-  write_cli_config(dir / "bench.json",
-        classifier_config(R"({"workload": [{"name": "ClassificationAccuracy"}, "MSE"]})"));
+  write_cli_config(
+      dir / "bench.json",
+      classifier_config(R"({"workload": [{"name": "ClassificationAccuracy"}, "MSE"]})"));
   const auto r = run_cli("run " + q(dir / "bench.json"));
   INFO(r.err);
   REQUIRE(r.status == 0);
@@ -111,8 +114,9 @@ TEST_CASE("a metric's options reach the metric set, options it does not take exi
   INFO(flag.err);
   CHECK(flag.status == 2);
   CHECK_THAT(flag.err, Catch::Contains("Footprint"));
-  write_cli_config(dir / "bench.json",
-        classifier_config(R"({"static": [{"name": "Footprint", "options": {"bits": 8}}]})"));
+  write_cli_config(
+      dir / "bench.json",
+      classifier_config(R"({"static": [{"name": "Footprint", "options": {"bits": 8}}]})"));
   const auto config = run_cli("run " + q(dir / "bench.json"));
   INFO(config.err);
   CHECK(config.status == 2);

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <fstream>
 
+#include <torch/script.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-#include <torch/script.h>
 
 #include <neurobench/io/npz.hpp>
 

@@ -32,7 +32,8 @@ TEST_CASE("run --device lazy writes the CPU's numbers and says where the model r
           "[cli][device]") {
   neurobench::test::TempDir dir;
   const auto cpu = run_cli(device_classifier_args() + " --json " + q(dir / "cpu.json"));
-  const auto lazy = run_cli(device_classifier_args() + " --device lazy --json " + q(dir / "lazy.json"));
+  const auto lazy =
+      run_cli(device_classifier_args() + " --device lazy --json " + q(dir / "lazy.json"));
   INFO(cpu.err << lazy.err);
   REQUIRE(cpu.status == 0);
   REQUIRE(lazy.status == 0);

@@ -97,8 +97,8 @@ TEST_CASE(
       {"--min-time 100", "min_time (100 s) is more than max_time (60 s)"},
   };
   for (const auto& c : cases) {
-    const auto r =
-        run_cli(numbers_classifier_args() + " --metrics MSE,Latency --json " + q(json) + " " + c.flags);
+    const auto r = run_cli(numbers_classifier_args() + " --metrics MSE,Latency --json " + q(json) +
+                           " " + c.flags);
     INFO(c.flags << "\nstderr: " << r.err);
     CHECK(r.status == 2);
     CHECK_THAT(r.err, Catch::StartsWith(c.says) || Catch::StartsWith("error: timing: " + c.says));
@@ -253,8 +253,8 @@ TEST_CASE("a timing pass asked for a million runs ends at --max-time and reports
   CHECK(w["Latency"]["warmup_runs"] == w["_run"]["timing"]["warmup_runs_done"]);
 
   // A pass that fits says so: no warning.
-  const auto fits =
-      run_cli(numbers_classifier_args() + " --metrics Latency --warmup 1 --runs 3 --json " + q(json));
+  const auto fits = run_cli(numbers_classifier_args() +
+                            " --metrics Latency --warmup 1 --runs 3 --json " + q(json));
   REQUIRE(fits.status == 0);
   const auto f = read_numbers_json(json);
   CHECK(f["_run"]["timing"]["max_time_reached"] == false);
@@ -275,12 +275,14 @@ TEST_CASE("flags CLI11 converts itself refuse nan, inf, hexadecimal and spaces b
           "[cli][numbers]") {
   for (const std::string value : {"nan", "inf", "-inf", "0x10", " 3", "1e", ""}) {
     INFO("--distributed-timeout '" << value << "'");
-    const auto r = run_cli(numbers_classifier_args() + " --metrics MSE --distributed-timeout " + q(value));
+    const auto r =
+        run_cli(numbers_classifier_args() + " --metrics MSE --distributed-timeout " + q(value));
     CHECK(r.status == 2);
     CHECK_THAT(r.err, Catch::StartsWith("error: --distributed-timeout: '" + value +
                                         "' is not a decimal number"));
   }
-  const auto range = run_cli(numbers_classifier_args() + " --metrics MSE --distributed-timeout 1e9");
+  const auto range =
+      run_cli(numbers_classifier_args() + " --metrics MSE --distributed-timeout 1e9");
   CHECK(range.status == 2);
   CHECK_THAT(range.err, Catch::StartsWith("error: --distributed-timeout: ") &&
                             Catch::Contains("1e9"));

@@ -101,8 +101,8 @@ TEST_CASE("run writes results through a symbolic link and into a FIFO without re
   fs::create_symlink(dir / "real.json", dir / "link.json");
   neurobench::test::make_fifo(dir / "results.pipe");
   neurobench::test::FifoReader reader(dir / "results.pipe");
-  const auto r =
-      run_cli(outputs_run_args() + " --json " + q(dir / "link.json") + " --csv " + q(dir / "results.pipe"));
+  const auto r = run_cli(outputs_run_args() + " --json " + q(dir / "link.json") + " --csv " +
+                         q(dir / "results.pipe"));
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(fs::is_symlink(dir / "link.json"));
@@ -120,8 +120,8 @@ TEST_CASE(
   const TempDir dir;
   // A FIFO passes the checks before the run; with nobody reading it, writing fails after.
   neurobench::test::make_fifo(dir / "nobody.pipe");
-  const auto r =
-      run_cli(outputs_run_args() + " --json " + q(dir / "ok.json") + " --csv " + q(dir / "nobody.pipe"));
+  const auto r = run_cli(outputs_run_args() + " --json " + q(dir / "ok.json") + " --csv " +
+                         q(dir / "nobody.pipe"));
   INFO(r.err);
   CHECK(r.status == 2);
   CHECK_THAT(r.out, Catch::Contains("ClassificationAccuracy") && Catch::Contains("0.7"));
@@ -255,7 +255,8 @@ TEST_CASE("a path that is not UTF-8 is refused before the run, naming the flag",
   CHECK(model.status == 2);
   CHECK_THAT(model.err, Catch::StartsWith("error: --model: the path ") &&
                             Catch::Contains("is not valid UTF-8"));
-  const auto json = run_cli(outputs_run_args() + " --json " + q(dir / std::string("r\xfe.json", 7)));
+  const auto json =
+      run_cli(outputs_run_args() + " --json " + q(dir / std::string("r\xfe.json", 7)));
   CHECK(json.status == 2);
   CHECK_THAT(json.err, Catch::StartsWith("error: --json: the path "));
   CHECK(names_in(dir.path()).size() == 1);  // the link only: no results file

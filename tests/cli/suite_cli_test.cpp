@@ -31,7 +31,9 @@ using neurobench::test::TempDir;
 
 namespace {
 
-void write_suite_cli_file(const fs::path& file, const std::string& text) { std::ofstream(file) << text; }
+void write_suite_cli_file(const fs::path& file, const std::string& text) {
+  std::ofstream(file) << text;
+}
 
 Json read_suite_json(const fs::path& file) { return Json::parse(read_file(file)); }
 
@@ -83,10 +85,11 @@ TEST_CASE("a suite runs every group's repeats, summarises them, and a re-run ski
   const TempDir dir;
   fs::copy_file(fixture("core/classifier.pt"), dir / "a.pt");
   fs::copy_file(fixture("core/classifier.pt"), dir / "b.pt");
-  write_suite_cli_file(dir / "s.json", "{\"name\": \"small\", \"models\": {\"a\": " + classifier(dir / "a.pt") +
-                            ", \"b\": " + classifier(dir / "b.pt") +
-                            "}, \"settings\": {\"b4\": {\"batch_size\": 4}, \"b16\": "
-                            "{\"batch_size\": 16}}, \"repeats\": 2, \"baseline\": \"a/b16\"}");
+  write_suite_cli_file(dir / "s.json",
+                       "{\"name\": \"small\", \"models\": {\"a\": " + classifier(dir / "a.pt") +
+                           ", \"b\": " + classifier(dir / "b.pt") +
+                           "}, \"settings\": {\"b4\": {\"batch_size\": 4}, \"b16\": "
+                           "{\"batch_size\": 16}}, \"repeats\": 2, \"baseline\": \"a/b16\"}");
   const fs::path out = dir / "out";
   const auto first = run_cli("suite " + q(dir / "s.json") + " --jobs 2 --out " + q(out));
   INFO(first.out << first.err);
@@ -148,8 +151,9 @@ TEST_CASE("a suite runs every group's repeats, summarises them, and a re-run ski
 
 TEST_CASE("a failing run is recorded with its cause and the others finish", "[cli][suite]") {
   const TempDir dir;
-  write_suite_cli_file(dir / "s.json", "{\"models\": {\"bad\": " + classifier(fixture("core/not_a_model.pt")) +
-                            ", \"good\": " + classifier(fixture("core/classifier.pt")) + "}}");
+  write_suite_cli_file(dir / "s.json",
+                       "{\"models\": {\"bad\": " + classifier(fixture("core/not_a_model.pt")) +
+                           ", \"good\": " + classifier(fixture("core/classifier.pt")) + "}}");
   const auto r = run_cli("suite " + q(dir / "s.json") + " --out " + q(dir / "out"));
   INFO(r.out << r.err);
   CHECK(r.status == 1);
@@ -169,9 +173,10 @@ TEST_CASE("a failing run is recorded with its cause and the others finish", "[cl
 
 TEST_CASE("a run past its timeout is stopped and recorded, and the suite goes on", "[cli][suite]") {
   const TempDir dir;
-  write_suite_cli_file(dir / "s.json", "{\"models\": {\"slow\": " + endless(fixture("core/classifier.pt")) +
-                            ", \"good\": " + classifier(fixture("core/classifier.pt")) +
-                            "}, \"timeout_seconds\": 600}");
+  write_suite_cli_file(dir / "s.json",
+                       "{\"models\": {\"slow\": " + endless(fixture("core/classifier.pt")) +
+                           ", \"good\": " + classifier(fixture("core/classifier.pt")) +
+                           "}, \"timeout_seconds\": 600}");
   // --timeout overrides the suite's 600 s. The good run must finish within it: a process takes
   // about 3 s to start under AddressSanitizer.
 #if defined(__SANITIZE_ADDRESS__)
@@ -202,8 +207,9 @@ TEST_CASE("a run past its timeout is stopped and recorded, and the suite goes on
 TEST_CASE("a run that ignores SIGTERM at its timeout is killed after the grace", "[cli][suite]") {
   const TempDir dir;
   const TempDir logs;
-  write_suite_cli_file(dir / "s.json", "{\"models\": {\"slow\": " + endless(fixture("core/classifier.pt")) +
-                            "}, \"timeout_seconds\": 1}");
+  write_suite_cli_file(dir / "s.json",
+                       "{\"models\": {\"slow\": " + endless(fixture("core/classifier.pt")) +
+                           "}, \"timeout_seconds\": 1}");
   BackgroundCli suite({"suite", (dir / "s.json").string(), "--out", (dir / "out").string()},
                       logs.path(),
                       /*ignore_sigterm=*/true);
@@ -220,8 +226,9 @@ TEST_CASE("a run that ignores SIGTERM at its timeout is killed after the grace",
 TEST_CASE("a run killed from outside is recorded as crashed with its signal", "[cli][suite]") {
   const TempDir dir;
   const TempDir logs;
-  write_suite_cli_file(dir / "s.json", "{\"models\": {\"victim\": " + endless(fixture("core/classifier.pt")) +
-                            ", \"good\": " + classifier(fixture("core/classifier.pt")) + "}}");
+  write_suite_cli_file(dir / "s.json",
+                       "{\"models\": {\"victim\": " + endless(fixture("core/classifier.pt")) +
+                           ", \"good\": " + classifier(fixture("core/classifier.pt")) + "}}");
   BackgroundCli suite({"suite", (dir / "s.json").string(), "--out", (dir / "out").string()},
                       logs.path());
   REQUIRE(suite.wait_for_stdout("victim/rep-0: running", 60));
@@ -247,8 +254,8 @@ TEST_CASE("Ctrl-C stops a suite with no partial file, exit 130, and a re-run res
   const TempDir dir;
   const TempDir logs;
   const std::string quick = classifier(fixture("core/classifier.pt"));
-  write_suite_cli_file(dir / "s.json", "{\"models\": {\"quick\": " + quick +
-                            ", \"slow\": " + endless(fixture("core/classifier.pt")) + "}}");
+  write_suite_cli_file(dir / "s.json", "{\"models\": {\"quick\": " + quick + ", \"slow\": " +
+                                           endless(fixture("core/classifier.pt")) + "}}");
   {
     BackgroundCli suite({"suite", (dir / "s.json").string(), "--out", (dir / "out").string()},
                         logs.path());
@@ -268,8 +275,8 @@ TEST_CASE("Ctrl-C stops a suite with no partial file, exit 130, and a re-run res
   CHECK_FALSE(has_temporaries(dir / "out/runs/slow"));
   CHECK_FALSE(fs::exists(dir / "out/summary.json"));
   // The slow run made quick: quick is skipped, slow runs, the summary appears.
-  write_suite_cli_file(dir / "s.json", "{\"models\": {\"quick\": " + quick +
-                            ", \"slow\": " + classifier(fixture("core/classifier.pt")) + "}}");
+  write_suite_cli_file(dir / "s.json", "{\"models\": {\"quick\": " + quick + ", \"slow\": " +
+                                           classifier(fixture("core/classifier.pt")) + "}}");
   const auto again = run_cli("suite " + q(dir / "s.json") + " --out " + q(dir / "out"));
   INFO(again.out << again.err);
   CHECK(again.status == 0);
@@ -280,8 +287,9 @@ TEST_CASE("Ctrl-C stops a suite with no partial file, exit 130, and a re-run res
 
 TEST_CASE("a bad suite file exits 2 naming the file and the key", "[cli][suite]") {
   const TempDir dir;
-  write_suite_cli_file(dir / "s.json", "{\"models\": {\"m\": " + classifier(fixture("core/classifier.pt")) +
-                            "}, \"baseline\": \"nope\"}");
+  write_suite_cli_file(dir / "s.json",
+                       "{\"models\": {\"m\": " + classifier(fixture("core/classifier.pt")) +
+                           "}, \"baseline\": \"nope\"}");
   const auto r = run_cli("suite " + q(dir / "s.json") + " --out " + q(dir / "out"));
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Catch::Contains((dir / "s.json").string()) &&
@@ -300,9 +308,9 @@ TEST_CASE(
   const TempDir logs;
   const fs::path out = dir / "out";
   write_suite_cli_file(dir / "slow.json",
-        "{\"models\": {\"slow\": " + endless(fixture("core/classifier.pt")) + "}}");
-  write_suite_cli_file(dir / "quick.json",
-        "{\"models\": {\"quick\": " + classifier(fixture("core/classifier.pt")) + "}}");
+                       "{\"models\": {\"slow\": " + endless(fixture("core/classifier.pt")) + "}}");
+  write_suite_cli_file(dir / "quick.json", "{\"models\": {\"quick\": " +
+                                               classifier(fixture("core/classifier.pt")) + "}}");
   BackgroundCli first({"suite", (dir / "slow.json").string(), "--out", out.string()}, logs.path());
   REQUIRE(first.wait_for_stdout("slow/rep-0: running", 60));
   const auto second = run_cli("suite " + q(dir / "quick.json") + " --out " + q(out));
@@ -361,7 +369,8 @@ TEST_CASE("a suite whose groups neurobench run would refuse exits 2 before any r
 
 TEST_CASE("a run whose results file was damaged after it finished runs again", "[cli][suite]") {
   const TempDir dir;
-  write_suite_cli_file(dir / "s.json", "{\"models\": {\"m\": " + classifier(fixture("core/classifier.pt")) + "}}");
+  write_suite_cli_file(dir / "s.json",
+                       "{\"models\": {\"m\": " + classifier(fixture("core/classifier.pt")) + "}}");
   const std::string command = "suite " + q(dir / "s.json") + " --out " + q(dir / "out");
   const auto first = run_cli(command);
   INFO(first.out << first.err);
@@ -381,7 +390,8 @@ TEST_CASE("a run whose results file was damaged after it finished runs again", "
 TEST_CASE("suite flags refuse nan, hexadecimal and an empty --out before anything runs",
           "[cli][suite]") {
   const TempDir dir;
-  write_suite_cli_file(dir / "s.json", "{\"models\": {\"m\": " + classifier(fixture("core/classifier.pt")) + "}}");
+  write_suite_cli_file(dir / "s.json",
+                       "{\"models\": {\"m\": " + classifier(fixture("core/classifier.pt")) + "}}");
   const std::string suite = "suite " + q(dir / "s.json") + " --out " + q(dir / "out");
   for (const std::string value : {"nan", "inf", "0x10", ""}) {
     const auto r = run_cli(suite + " --timeout " + q(value));

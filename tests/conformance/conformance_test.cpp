@@ -18,7 +18,8 @@ using PlainJson = nlohmann::json;
 namespace {
 
 // check.sh's rule: integers exactly, floats within relative 1e-5 or absolute 1e-7.
-void compare(const PlainJson& expected, const PlainJson& actual, const std::string& path, bool by_layer) {
+void compare(const PlainJson& expected, const PlainJson& actual, const std::string& path,
+             bool by_layer) {
   INFO(path);
   if (expected.is_object()) {
     REQUIRE(actual.is_object());

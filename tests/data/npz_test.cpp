@@ -3,8 +3,8 @@
 
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <torch/script.h>
+#include <catch2/catch.hpp>
 
 #include "support.hpp"
 

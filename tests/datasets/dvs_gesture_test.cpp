@@ -10,9 +10,9 @@
 
 #include <limits>
 
+#include <torch/script.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-#include <torch/script.h>
 
 #include <neurobench/datasets/kinds.hpp>
 #include <neurobench/errors.hpp>
@@ -142,9 +142,9 @@ TEST_CASE("DvsGesture frames by time window, event count and overlapping bins as
       }
       for (const auto subset : {DvsGestureSubset::Train, DvsGestureSubset::Test}) {
         const DvsGesture d(fixture("dvs_gesture/release"), subset, o);
-        require_dvs_equal(all(d),
-                      expected("release_" + std::string(neurobench::datasets::to_string(subset)) +
-                               "_" + config));
+        require_dvs_equal(
+            all(d), expected("release_" + std::string(neurobench::datasets::to_string(subset)) +
+                             "_" + config));
       }
     }
   }
@@ -190,7 +190,7 @@ TEST_CASE("the dvs-gesture kind opens the release with NeuroBench's defaults",
   spec.options["overlap"] = 5000;
   spec.options["include_incomplete"] = true;
   require_dvs_equal(neurobench::dataset_kinds().open(spec, open)->get({0, 1, 2, 3, 4}),
-                expected("release_test_window"));
+                    expected("release_test_window"));
   spec.options["n_time_bins"] = 10;  // and time_window: two slicings
   REQUIRE_THROWS_WITH(neurobench::dataset_kinds().check(spec), Catch::Contains("exactly one"));
   spec.options = {{"subset", "validation"}};
@@ -231,7 +231,8 @@ TEST_CASE("DvsGesture refuses a missing labels csv and a bad row, naming them", 
   REQUIRE_THROWS_WITH(DvsGesture(tmp / "r", DvsGestureSubset::Test, quiet_dvs()),
                       Catch::Contains("trials_to_test.txt line 2") &&
                           Catch::Contains("user25_lab_labels.csv: no such labels file"));
-  write_dvs_file(tmp / "r" / "user25_lab_labels.csv", "class,startTime_usec,endTime_usec\n12,5,10\n");
+  write_dvs_file(tmp / "r" / "user25_lab_labels.csv",
+                 "class,startTime_usec,endTime_usec\n12,5,10\n");
   REQUIRE_THROWS_WITH(DvsGesture(tmp / "r", DvsGestureSubset::Test, quiet_dvs()),
                       Catch::Contains("user25_lab_labels.csv line 2: '12,5,10'") &&
                           Catch::Contains("class (1-11)"));

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <neurobench/datasets/idx.hpp>
 
-#include <catch2/catch.hpp>
 #include <torch/script.h>
+#include <catch2/catch.hpp>
 
 #include <neurobench/errors.hpp>
 

@@ -2,8 +2,8 @@
 // The table of data set kinds: `KIND:PATH`, option checks before anything is opened, opening.
 #include <neurobench/datasets/kinds.hpp>
 
-#include <catch2/catch.hpp>
 #include <torch/script.h>
+#include <catch2/catch.hpp>
 
 #include <neurobench/datasets/speech_commands.hpp>
 #include <neurobench/errors.hpp>

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include <catch2/catch.hpp>
 #include <torch/script.h>
+#include <catch2/catch.hpp>
 
 #include <neurobench/errors.hpp>
 #include <neurobench/io/npy.hpp>

@@ -6,8 +6,8 @@
 #include <neurobench/datasets/primate_reaching.hpp>
 
 #include <fmt/format.h>
-#include <limits>
 #include <torch/script.h>
+#include <limits>
 
 #include <catch2/catch.hpp>
 
@@ -102,7 +102,8 @@ std::string open_error(const std::filesystem::path& path, const PrimateReachingO
 TEST_CASE("the small session splits into NeuroBench's train, val and test steps",
           "[datasets][primate_reaching]") {
   const PrimateReaching train(session("small.mat"), PrimateReachingSubset::Train, quiet_primate());
-  const PrimateReaching val(session("small.mat"), PrimateReachingSubset::Validation, quiet_primate());
+  const PrimateReaching val(session("small.mat"), PrimateReachingSubset::Validation,
+                            quiet_primate());
   const PrimateReaching test(session("small.mat"), PrimateReachingSubset::Test, quiet_primate());
   CHECK(train.size() == 100);
   CHECK(val.size() == 1);

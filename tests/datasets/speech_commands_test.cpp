@@ -3,8 +3,8 @@
 // label; padding, long clips, lazy reading; and every file it refuses, by name.
 #include <neurobench/datasets/speech_commands.hpp>
 
-#include <catch2/catch.hpp>
 #include <torch/script.h>
+#include <catch2/catch.hpp>
 
 #include <neurobench/errors.hpp>
 
@@ -143,7 +143,8 @@ TEST_CASE("a folder that is no Speech Commands release is refused, saying what w
           "[datasets][speech_commands]") {
   TempDir tmp;
   fs::create_directories(tmp / "empty");
-  CHECK_THROWS_AS(SpeechCommands(tmp / "empty", SpeechCommandsSubset::All, quiet_speech()), InputError);
+  CHECK_THROWS_AS(SpeechCommands(tmp / "empty", SpeechCommandsSubset::All, quiet_speech()),
+                  InputError);
   CHECK_THROWS_WITH(
       SpeechCommands(tmp / "empty", SpeechCommandsSubset::All, quiet_speech()),
       Catch::StartsWith((tmp / "empty").string() +
@@ -364,12 +365,13 @@ TEST_CASE("a folder or clip without read permission says so, not that it has the
   neurobench::test::make_speech_commands(tmp / "sc");
   fs::permissions(tmp / "sc" / "yes" / "y2_nohash_0.wav", fs::perms::none);
   const std::string clip = (tmp / "sc" / "yes" / "y2_nohash_0.wav").string();
-  CHECK_THAT(neurobench::test::unprivileged_error(
-                 [&] { SpeechCommands(tmp / "sc", SpeechCommandsSubset::Testing, quiet_speech()); }),
+  CHECK_THAT(neurobench::test::unprivileged_error([&] {
+               SpeechCommands(tmp / "sc", SpeechCommandsSubset::Testing, quiet_speech());
+             }),
              Catch::Contains(clip + ": cannot open the WAV file: Permission denied"));
   fs::permissions(tmp / "sc", fs::perms::none);
-  CHECK(neurobench::test::unprivileged_error([&] {
-          SpeechCommands(tmp / "sc", SpeechCommandsSubset::Testing, quiet_speech());
-        }) == (tmp / "sc").string() + ": cannot list the Speech Commands folder: Permission denied");
+  CHECK(neurobench::test::unprivileged_error(
+            [&] { SpeechCommands(tmp / "sc", SpeechCommandsSubset::Testing, quiet_speech()); }) ==
+        (tmp / "sc").string() + ": cannot list the Speech Commands folder: Permission denied");
   fs::permissions(tmp / "sc", fs::perms::owner_all);
 }

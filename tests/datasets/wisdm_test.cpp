@@ -7,8 +7,8 @@
 #include <cmath>
 #include <limits>
 
-#include <catch2/catch.hpp>
 #include <torch/script.h>
+#include <catch2/catch.hpp>
 
 #include <neurobench/datasets/kinds.hpp>
 #include <neurobench/errors.hpp>
@@ -168,11 +168,11 @@ TEST_CASE("class indices follow NumPy's argmax: first maximum, all-zero rows 0, 
     CHECK(same_wisdm(argmax_rows(ints.to(type)), torch::tensor({0, 0, 1, 2}, torch::kInt64)));
   }
   CHECK(same_wisdm(argmax_rows(torch::tensor({-5, -7}).to(torch::kInt8).reshape({1, 2})),
-             torch::tensor({int64_t{0}})));
+                   torch::tensor({int64_t{0}})));
   // No rows: no targets; one column: always 0.
   CHECK(argmax_rows(torch::zeros({0, 7})).sizes() == std::vector<int64_t>{0});
   CHECK(same_wisdm(argmax_rows(torch::tensor({3.0, -1.0}).reshape({2, 1})),
-             torch::tensor({int64_t{0}, int64_t{0}})));
+                   torch::tensor({int64_t{0}, int64_t{0}})));
   CHECK_THROWS_AS(argmax_rows(torch::zeros({3, 0})), InputError);
   CHECK_THROWS_WITH(argmax_rows(torch::zeros({3, 0})),
                     "one-hot targets: shape (3, 0) has no classes to take the argmax of");

@@ -13,8 +13,8 @@ using neurobench::events::Events;
 
 namespace {
 
-Events make_denoise_events(std::vector<std::int32_t> x, std::vector<std::int32_t> y, std::vector<std::uint8_t> p,
-            std::vector<std::int64_t> t) {
+Events make_denoise_events(std::vector<std::int32_t> x, std::vector<std::int32_t> y,
+                           std::vector<std::uint8_t> p, std::vector<std::int64_t> t) {
   Events e;
   e.x = std::move(x);
   e.y = std::move(y);
@@ -28,8 +28,8 @@ Events make_denoise_events(std::vector<std::int32_t> x, std::vector<std::int32_t
 TEST_CASE("denoise keeps an event whose neighbour fired within filter_time", "[events]") {
   // (5,5) at 100000 has no recent neighbour: dropped. (6,5) at 100500: (5,5) fired 500 earlier,
   // kept. (20,20) at 200000: alone, dropped. (6,6) at 215000: (6,5) fired 114500 earlier, no.
-  const Events in =
-      make_denoise_events({5, 6, 20, 6}, {5, 5, 20, 6}, {1, 0, 1, 1}, {100000, 100500, 200000, 215000});
+  const Events in = make_denoise_events({5, 6, 20, 6}, {5, 5, 20, 6}, {1, 0, 1, 1},
+                                        {100000, 100500, 200000, 215000});
   const Events out = neurobench::events::denoise(in, 10000);
   REQUIRE(out.t == std::vector<std::int64_t>{100500});
   REQUIRE(out.x == std::vector<std::int32_t>{6});
@@ -46,7 +46,8 @@ TEST_CASE("denoise treats pixels that never fired as fired at 0, inside the even
   const Events alone = make_denoise_events({0}, {0}, {1}, {5});
   REQUIRE(neurobench::events::denoise(alone, 10000).empty());
   // The filter's edge: a neighbour exactly filter_time earlier is not recent enough.
-  const Events edge = make_denoise_events({10, 11, 12}, {10, 10, 10}, {0, 0, 0}, {50000, 60000, 69999});
+  const Events edge =
+      make_denoise_events({10, 11, 12}, {10, 10, 10}, {0, 0, 0}, {50000, 60000, 69999});
   REQUIRE(neurobench::events::denoise(edge, 10000).t == std::vector<std::int64_t>{69999});
 }
 

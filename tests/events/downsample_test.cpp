@@ -12,8 +12,8 @@ using neurobench::events::Events;
 
 namespace {
 
-Events make_downsample_events(std::vector<std::int32_t> x, std::vector<std::int32_t> y, std::vector<std::uint8_t> p,
-            std::vector<std::int64_t> t) {
+Events make_downsample_events(std::vector<std::int32_t> x, std::vector<std::int32_t> y,
+                              std::vector<std::uint8_t> p, std::vector<std::int64_t> t) {
   Events e;
   e.x = std::move(x);
   e.y = std::move(y);
@@ -25,7 +25,8 @@ Events make_downsample_events(std::vector<std::int32_t> x, std::vector<std::int3
 }  // namespace
 
 TEST_CASE("downsample scales coordinates and truncates as NumPy's cast does", "[events]") {
-  const Events in = make_downsample_events({0, 3, 4, 127, 5}, {127, 1, 7, 64, 9}, {0, 1, 0, 1, 1}, {1, 2, 3, 4, 5});
+  const Events in = make_downsample_events({0, 3, 4, 127, 5}, {127, 1, 7, 64, 9}, {0, 1, 0, 1, 1},
+                                           {1, 2, 3, 4, 5});
   const Events out = neurobench::events::downsample(in, 0.25);
   REQUIRE(out.x == std::vector<std::int32_t>{0, 0, 1, 31, 1});
   REQUIRE(out.y == std::vector<std::int32_t>{31, 0, 1, 16, 2});

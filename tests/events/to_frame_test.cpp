@@ -5,8 +5,8 @@
 // tests/datasets/dvs_gesture_test.cpp and check_dvs_gesture.py.
 #include <neurobench/events/to_frame.hpp>
 
-#include <catch2/catch.hpp>
 #include <torch/script.h>
+#include <catch2/catch.hpp>
 
 #include <neurobench/errors.hpp>
 
@@ -17,8 +17,8 @@ using neurobench::events::FrameOptions;
 
 namespace {
 
-Events make_frame_events(std::vector<std::int32_t> x, std::vector<std::int32_t> y, std::vector<std::uint8_t> p,
-            std::vector<std::int64_t> t) {
+Events make_frame_events(std::vector<std::int32_t> x, std::vector<std::int32_t> y,
+                         std::vector<std::uint8_t> p, std::vector<std::int64_t> t) {
   Events e;
   e.x = std::move(x);
   e.y = std::move(y);
@@ -47,8 +47,8 @@ TEST_CASE(
     "last event",
     "[events]") {
   // t0 = 100, t1 = 110, 5 bins of floor(10 / 5) = 2: [100,102) [102,104) ... [108,110).
-  const Events e = make_frame_events({0, 1, 1, 2, 3, 0, 1}, {0, 0, 1, 1, 2, 3, 3}, {0, 1, 1, 0, 1, 0, 1},
-                        {100, 101, 102, 104, 107, 108, 110});
+  const Events e = make_frame_events({0, 1, 1, 2, 3, 0, 1}, {0, 0, 1, 1, 2, 3, 3},
+                                     {0, 1, 1, 0, 1, 0, 1}, {100, 101, 102, 104, 107, 108, 110});
   const torch::Tensor f = neurobench::events::to_frame(e, {4, 4, 2}, bins(5));
   REQUIRE(f.sizes() == torch::IntArrayRef({5, 2, 4, 4}));
   REQUIRE(f.scalar_type() == torch::kFloat32);
@@ -61,7 +61,8 @@ TEST_CASE(
 
 TEST_CASE("to_frame counts repeated events and uneven spans as tonic", "[events]") {
   // span 11, 3 bins of floor(11 / 3) = 3: [0,3) [3,6) [6,9); t = 9, 11 in no frame.
-  const Events e = make_frame_events({1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}, {0, 0, 5, 9, 11});
+  const Events e =
+      make_frame_events({1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}, {0, 0, 5, 9, 11});
   const torch::Tensor f = neurobench::events::to_frame(e, {2, 2, 2}, bins(3));
   REQUIRE(f[0][1][1][1].item<float>() == 2);
   REQUIRE(per_frame(f) == std::vector<int64_t>{2, 1, 0});
@@ -75,8 +76,8 @@ TEST_CASE("to_frame counts repeated events and uneven spans as tonic", "[events]
 }
 
 TEST_CASE("to_frame slices by time window and by event count as tonic's slicers", "[events]") {
-  const Events e =
-      make_frame_events({0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}, {0, 1, 0, 1, 0, 1}, {0, 10, 20, 25, 30, 47});
+  const Events e = make_frame_events({0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}, {0, 1, 0, 1, 0, 1},
+                                     {0, 10, 20, 25, 30, 47});
   FrameOptions window;
   window.time_window = 20;  // floor((47 - 20) / 20) + 1 = 2 windows: [0,20) [20,40)
   REQUIRE(per_frame(neurobench::events::to_frame(e, {1, 1, 2}, window)) ==

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <fstream>
 
-#include <catch2/catch.hpp>
 #include <torch/script.h>
+#include <catch2/catch.hpp>
 
 #include <neurobench/errors.hpp>
 #include <neurobench/io/npy_fields.hpp>

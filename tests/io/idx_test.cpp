@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <torch/script.h>
+#include <catch2/catch.hpp>
 
 #include <neurobench/errors.hpp>
 

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <torch/script.h>
+#include <catch2/catch.hpp>
 
 #include "support.hpp"
 

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <torch/script.h>
+#include <catch2/catch.hpp>
 
 #include <neurobench/errors.hpp>
 

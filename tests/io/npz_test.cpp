@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include <catch2/catch.hpp>
 #include <torch/script.h>
+#include <catch2/catch.hpp>
 
 #include <neurobench/errors.hpp>
 #include <neurobench/io/npy.hpp>

@@ -208,7 +208,8 @@ TEST_CASE("write_output_files writes nothing when one output cannot be written",
       Catch::Contains("nobody.pipe"));
   CHECK_FALSE(fs::exists(dir / "new.json"));
   CHECK(read_file(dir / "old.json") == "old");
-  CHECK(output_names_in(dir.path()) == std::vector<std::string>{"SOMEDIR", "nobody.pipe", "old.json"});
+  CHECK(output_names_in(dir.path()) ==
+        std::vector<std::string>{"SOMEDIR", "nobody.pipe", "old.json"});
   // All of them when all can be.
   neurobench::test::FifoReader reader(dir / "nobody.pipe");
   write_output_files(

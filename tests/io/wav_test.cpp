@@ -3,8 +3,8 @@
 // refuses, by name.
 #include <neurobench/io/wav.hpp>
 
-#include <catch2/catch.hpp>
 #include <torch/script.h>
+#include <catch2/catch.hpp>
 
 #include <neurobench/errors.hpp>
 

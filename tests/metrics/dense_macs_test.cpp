@@ -305,23 +305,23 @@ TEST_CASE("DenseMACs follows each operator's shape rule", "[metrics][dense_macs]
   }
   SECTION("an LSTM cell") {
     const torch::Tensor h = torch::zeros({3, 5});
-    CHECK(
-        one_call("aten::lstm_cell", {torch::ones({3, 4}), dense_tensor_list({h, h}), torch::ones({20, 4}),
-                                     torch::ones({20, 5}), torch::ones({20}), torch::ones({20})}) ==
-        3 * (4 * 5 * (4 + 5)));
+    CHECK(one_call("aten::lstm_cell",
+                   {torch::ones({3, 4}), dense_tensor_list({h, h}), torch::ones({20, 4}),
+                    torch::ones({20, 5}), torch::ones({20}), torch::ones({20})}) ==
+          3 * (4 * 5 * (4 + 5)));
   }
   SECTION("recurrent layers: packed, unbatched, without biases") {
     // rnn_tanh over packed data of batch sizes 3, 2, 1: 6 rows.
     const std::vector<torch::Tensor> rnn = {torch::ones({2, 3}), torch::ones({2, 2}),
                                             torch::ones({2}), torch::ones({2})};
-    CHECK(one_call("aten::rnn_tanh",
-                   {torch::ones({6, 3}), torch::tensor({3, 2, 1}), torch::zeros({1, 3, 2}),
-                    dense_tensor_list(rnn), true, int64_t{1}, 0.0, false, false}) == 6 * (2 * (3 + 2)));
+    CHECK(one_call("aten::rnn_tanh", {torch::ones({6, 3}), torch::tensor({3, 2, 1}),
+                                      torch::zeros({1, 3, 2}), dense_tensor_list(rnn), true,
+                                      int64_t{1}, 0.0, false, false}) == 6 * (2 * (3 + 2)));
     // A 2-layer GRU(3, 4) without biases on an unbatched sequence of 5 steps.
     const std::vector<torch::Tensor> gru = {torch::ones({12, 3}), torch::ones({12, 4}),
                                             torch::ones({12, 4}), torch::ones({12, 4})};
-    CHECK(one_call("aten::gru", {torch::ones({5, 3}), torch::zeros({2, 4}), dense_tensor_list(gru), false,
-                                 int64_t{2}, 0.0, false, false, false}) ==
+    CHECK(one_call("aten::gru", {torch::ones({5, 3}), torch::zeros({2, 4}), dense_tensor_list(gru),
+                                 false, int64_t{2}, 0.0, false, false, false}) ==
           5 * (3 * 4 * (3 + 4) + 3 * 4 * (4 + 4)));
   }
 }

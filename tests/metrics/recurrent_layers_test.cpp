@@ -316,15 +316,15 @@ TEST_CASE("malformed recurrent layer calls are MetricErrors that name the layer"
   SECTION("packed batch sizes that grow") {
     const torch::Tensor data = torch::randn({5, in});
     const torch::Tensor sizes = torch::tensor({2, 3}, torch::kLong);
-    const std::vector<c10::IValue> args = {data, sizes, h0,   recurrent_tensor_list(params), true, int64_t{1},
-                                           0.0,  false, false};
+    const std::vector<c10::IValue> args = {
+        data, sizes, h0, recurrent_tensor_list(params), true, int64_t{1}, 0.0, false, false};
     require_error(args, "aten::gru", "not positive and non-increasing");
   }
   SECTION("packed batch sizes that do not add up to the data") {
     const torch::Tensor data = torch::randn({4, in});
     const torch::Tensor sizes = torch::tensor({2, 1}, torch::kLong);
-    const std::vector<c10::IValue> args = {data, sizes, h0,   recurrent_tensor_list(params), true, int64_t{1},
-                                           0.0,  false, false};
+    const std::vector<c10::IValue> args = {
+        data, sizes, h0, recurrent_tensor_list(params), true, int64_t{1}, 0.0, false, false};
     require_error(args, "aten::gru", "batch_sizes add up to 3 but the packed data has 4 rows");
   }
   SECTION("a weight_hh that is not a matrix") {

@@ -114,12 +114,14 @@ TEST_CASE(
   REQUIRE(torch::equal(three_d.extras.at("ids"), torch::tensor({7, 9})));
   REQUIRE(torch::equal(s2s(audio_batch_of(clips)).data, three_d.data));
   // Half a second: 101 frames, none dropped.
-  REQUIRE(s2s(audio_batch_of(clips.narrow(1, 0, 8000))).data.sizes() == torch::IntArrayRef({2, 101, 20}));
+  REQUIRE(s2s(audio_batch_of(clips.narrow(1, 0, 8000))).data.sizes() ==
+          torch::IntArrayRef({2, 101, 20}));
   // A higher threshold makes fewer events.
   const Batch coarse = apply_audio("S2SPreProcessor", Json{{"threshold", 2.0}}, clips);
   REQUIRE(coarse.data.abs().sum().item<float>() < three_d.data.abs().sum().item<float>());
   // Other mel settings: 40 bands, hop 160 -> 101 frames, the first dropped.
-  const Batch wide = apply_audio("S2SPreProcessor", Json{{"n_mels", 40}, {"hop_length", 160}}, clips);
+  const Batch wide =
+      apply_audio("S2SPreProcessor", Json{{"n_mels", 40}, {"hop_length", 160}}, clips);
   REQUIRE(wide.data.sizes() == torch::IntArrayRef({2, 100, 40}));
 }
 
@@ -157,15 +159,16 @@ TEST_CASE("S2SPreProcessor rejects other layouts and bad options, naming them",
 TEST_CASE("MFCCPreProcessor equals NeuroBench's MFCCPreProcessor on (batch, timesteps, 1)",
           "[processors][audio][mfcc]") {
   const torch::Tensor clips = audio_clips();
-  const Batch out = apply_audio("MFCCPreProcessor", Json::object(), clips.narrow(0, 0, 3).unsqueeze(-1));
+  const Batch out =
+      apply_audio("MFCCPreProcessor", Json::object(), clips.narrow(0, 0, 3).unsqueeze(-1));
   REQUIRE(out.data.sizes() == torch::IntArrayRef({3, 1, 40, 81}));
   require_close(out.data, audio_fixture("mfcc.npz", "default_3d"), 1e-4, 1e-3);
   const Batch log =
       apply_audio("MFCCPreProcessor",
-            Json::parse(R"({"n_mfcc": 13, "log_mels": true, "melkwargs": {"n_fft": 512,
+                  Json::parse(R"({"n_mfcc": 13, "log_mels": true, "melkwargs": {"n_fft": 512,
           "hop_length": 160, "n_mels": 40, "f_min": 20, "f_max": 7600, "mel_scale": "slaney",
           "norm": "slaney"}})"),
-            clips.narrow(0, 0, 3).unsqueeze(-1));
+                  clips.narrow(0, 0, 3).unsqueeze(-1));
   require_close(log.data, audio_fixture("mfcc.npz", "custom_log"), 1e-4, 1e-3);
   const Batch db = apply_audio(
       "MFCCPreProcessor",
@@ -231,11 +234,11 @@ TEST_CASE(
   REQUIRE(out.data.sizes() == torch::IntArrayRef({2, 1, 2000}));
   require_close(out.data, audio_fixture("resample.npz", "r_16000_8000"), 1e-4, 1e-6);
   const Batch kaiser = apply_audio("Resample",
-                             Json{{"resampling_method", "kaiser_window"},
-                                  {"lowpass_filter_width", 16},
-                                  {"rolloff", 0.9},
-                                  {"beta", 8.0}},
-                             x);
+                                   Json{{"resampling_method", "kaiser_window"},
+                                        {"lowpass_filter_width", 16},
+                                        {"rolloff", 0.9},
+                                        {"beta", 8.0}},
+                                   x);
   require_close(kaiser.data, audio_fixture("resample.npz", "r_kaiser_16000_8000"), 1e-4, 1e-6);
   // Two channels are resampled each on its own.
   const Batch stereo = apply_audio("Resample", Json::object(), torch::cat({x, x.flip(1)}, 2));

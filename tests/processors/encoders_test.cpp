@@ -5,8 +5,8 @@
 // times behind them are computed by the same LibTorch operations in the same order.
 #include <neurobench/processors/encoders.hpp>
 
-#include <catch2/catch.hpp>
 #include <torch/script.h>
+#include <catch2/catch.hpp>
 
 #include <cmath>
 #include <fstream>
@@ -44,7 +44,8 @@ torch::Tensor apply_encoder(neurobench::PreProcessor& pre, const torch::Tensor& 
   return pre(encoder_batch_of(data)).data;
 }
 
-std::unique_ptr<neurobench::PreProcessor> make_encoder(const std::string& name, const Json& options) {
+std::unique_ptr<neurobench::PreProcessor> make_encoder(const std::string& name,
+                                                       const Json& options) {
   return neurobench::pre_processors().create(name, options);
 }
 
@@ -260,7 +261,8 @@ TEST_CASE("LatencyEncoder places larger values earlier, one spike each", "[encod
   LatencyEncoderOptions b = latency_options(3);
   b.bypass = true;
   LatencyEncoder bypass(b);
-  REQUIRE(apply_encoder(bypass, torch::tensor({{0.F, 1.F}})).sum(1).equal(torch::tensor({{0.F, 1.F}})));
+  REQUIRE(
+      apply_encoder(bypass, torch::tensor({{0.F, 1.F}})).sum(1).equal(torch::tensor({{0.F, 1.F}})));
   // Integers and bool are taken as float32.
   LatencyEncoder plain(latency_options(16));
   REQUIRE(apply_encoder(plain, torch::tensor({{true, false}}))
@@ -291,7 +293,8 @@ TEST_CASE("the encoders are registered with their options, defaults and required
   REQUIRE(registry.find("RateEncoder")->options.at(0).default_value.is_null());
   for (const char* name : {"RateEncoder", "LatencyEncoder"}) {
     REQUIRE_THROWS_AS(make_encoder(name, Json::object()), UsageError);
-    REQUIRE_THROWS_WITH(make_encoder(name, Json::object()), Catch::Contains("needs option 'num_steps'"));
+    REQUIRE_THROWS_WITH(make_encoder(name, Json::object()),
+                        Catch::Contains("needs option 'num_steps'"));
   }
   REQUIRE_THROWS_WITH(make_encoder("RateEncoder", Json{{"num_steps", "ten"}}),
                       Catch::Contains("'num_steps' must be an integer"));
@@ -368,8 +371,9 @@ TEST_CASE("encoder options out of range are a UsageError naming the option and t
     o.epsilon = bad;
     REQUIRE_THROWS_WITH(LatencyEncoder(o), Catch::Contains("epsilon is"));
   }
-  REQUIRE_THROWS_WITH(make_encoder("LatencyEncoder", Json{{"num_steps", 3}, {"first_spike_time", 3}}),
-                      Catch::Contains("first_spike_time is 3"));
+  REQUIRE_THROWS_WITH(
+      make_encoder("LatencyEncoder", Json{{"num_steps", 3}, {"first_spike_time", 3}}),
+      Catch::Contains("first_spike_time is 3"));
   REQUIRE_THROWS_WITH(make_encoder("LatencyEncoder", Json{{"num_steps", 3}, {"linear", 1}}),
                       Catch::Contains("'linear' must be a boolean"));
 }
@@ -388,7 +392,8 @@ TEST_CASE(
       Catch::Contains("(batch, timesteps, features...)") && Catch::Contains("shape [5]"));
   REQUIRE_THROWS_WITH(apply_encoder(rate, torch::tensor(0.5F)),
                       Catch::Contains("RateEncoder") && Catch::Contains("shape []"));
-  REQUIRE_THROWS_WITH(apply_encoder(latency, torch::tensor(0.5F)), Catch::Contains("LatencyEncoder"));
+  REQUIRE_THROWS_WITH(apply_encoder(latency, torch::tensor(0.5F)),
+                      Catch::Contains("LatencyEncoder"));
   REQUIRE_THROWS_WITH(apply_encoder(rate, torch::Tensor()), Catch::Contains("undefined"));
   // Complex numbers
   const auto complex = torch::rand({2, 3}, torch::kComplexFloat);
@@ -420,7 +425,8 @@ TEST_CASE(
 TEST_CASE("LatencyEncoder refuses data outside [0, 1] and spike times it cannot place",
           "[encoders]") {
   LatencyEncoder latency(latency_options(16));
-  REQUIRE_THROWS_AS(apply_encoder(latency, torch::tensor({{0.5F, 1.25F}, {-0.5F, 0.F}})), InputError);
+  REQUIRE_THROWS_AS(apply_encoder(latency, torch::tensor({{0.5F, 1.25F}, {-0.5F, 0.F}})),
+                    InputError);
   REQUIRE_THROWS_WITH(apply_encoder(latency, torch::tensor({{0.5F, 1.25F}, {-0.5F, 0.F}})),
                       Catch::Contains("[0, 1]") && Catch::Contains("from -0.5 to 1.25"));
   // The default log code puts a 0 at tau * log(0.0100001 / 1e-7), about 11.5: step 12.

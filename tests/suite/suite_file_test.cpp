@@ -30,9 +30,9 @@ void write_suite_file(const fs::path& file, const std::string& text) {
 // Two models (one from a config in a sub-folder with a relative data path), two settings.
 Json two_by_two(const fs::path& dir) {
   write_suite_file(dir / "configs" / "clf.json",
-        "{\"model\": \"" + fixture("core/classifier.pt").string() +
-            "\", \"data\": \"data/x.npz\", \"batch_size\": 7, \"_comment\": \"c\","
-            " \"workload\": [\"ClassificationAccuracy\"]}");
+                   "{\"model\": \"" + fixture("core/classifier.pt").string() +
+                       "\", \"data\": \"data/x.npz\", \"batch_size\": 7, \"_comment\": \"c\","
+                       " \"workload\": [\"ClassificationAccuracy\"]}");
   return Json::parse(R"({
     "name": "demo",
     "models": {
@@ -128,9 +128,10 @@ TEST_CASE("a bad suite is a UsageError naming the file and the key", "[suite][su
 TEST_CASE("read_suite_file reads comments and names a file that is not JSON",
           "[suite][suite_file]") {
   const TempDir dir;
-  write_suite_file(dir / "s.json",
-        "// a suite\n{\"models\": {\"m\": {\"model\": \"m.pt\", \"data\": \"d.npz\", "
-        "\"workload\": [\"ClassificationAccuracy\"]}}, \"jobs\": 2, \"timeout_seconds\": 9}");
+  write_suite_file(
+      dir / "s.json",
+      "// a suite\n{\"models\": {\"m\": {\"model\": \"m.pt\", \"data\": \"d.npz\", "
+      "\"workload\": [\"ClassificationAccuracy\"]}}, \"jobs\": 2, \"timeout_seconds\": 9}");
   const auto s = read_suite_file(dir / "s.json");
   CHECK(s.name == "s");
   CHECK(s.jobs == 2);
@@ -189,7 +190,7 @@ TEST_CASE("a suite entry with both data and dataset is a UsageError naming the e
                                               Catch::Contains("are both set"));
   // In a referenced config too (as `neurobench run` reads it).
   write_suite_file(dir / "both.json",
-        R"({"model": "m.pt", "data": "d.npz", "dataset": "speech-commands:gsc"})");
+                   R"({"model": "m.pt", "data": "d.npz", "dataset": "speech-commands:gsc"})");
   CHECK_THROWS_WITH(parse_suite(Json::parse(R"({"models": {"m": {"config": "both.json"}}})"), file),
                     Catch::Contains("'models.m.config'") && Catch::Contains("are both set"));
 }
