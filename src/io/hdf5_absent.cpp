@@ -29,6 +29,20 @@ Hdf5Doubles Hdf5File::read_doubles(const std::string& /*name*/,
   missing(path_);
 }
 
+std::string Hdf5DatasetInfo::type_name() const { return is_float ? "float" : "int"; }
+
+Hdf5DatasetInfo Hdf5File::dataset_info(const std::string& /*name*/) const { missing(path_); }
+
+std::optional<Hdf5Attribute> Hdf5File::attribute(const std::string& /*name*/,
+                                                 const std::string& /*attribute*/) const {
+  missing(path_);
+}
+
+std::vector<float> Hdf5File::read_rows_float(const std::string& /*name*/, std::uint64_t /*first*/,
+                                             std::uint64_t /*count*/) const {
+  missing(path_);
+}
+
 Hdf5References Hdf5File::read_references(const std::string& /*name*/,
                                          std::uint64_t /*max_values*/) const {
   missing(path_);

@@ -4,6 +4,7 @@
 #include "io/hdf5_file.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -199,6 +200,153 @@ Hdf5Doubles Hdf5File::read_doubles(const std::string& name, std::uint64_t max_va
   const Handle dataset = open_dataset(file_, *this, name);
   return read_numeric(dataset.get(), fmt::format("{}: dataset '{}'", path_.string(), name),
                       max_values);
+}
+
+std::string Hdf5DatasetInfo::type_name() const {
+  if (is_float) return fmt::format("float{}", bytes * 8);
+  return fmt::format("{}int{}", is_signed ? "" : "u", bytes * 8);
+}
+
+namespace {
+
+Hdf5DatasetInfo info_of(hid_t dataset, const std::string& where) {
+  const Handle type(H5Dget_type(dataset), H5Tclose);
+  if (!type.valid()) throw InputError(with_reason(where + ": cannot read its type"));
+  const H5T_class_t type_class = H5Tget_class(type.get());
+  if (type_class != H5T_INTEGER && type_class != H5T_FLOAT) {
+    throw InputError(where + ": not a numeric dataset (expected integers or floats)");
+  }
+  Hdf5DatasetInfo info;
+  info.dims = dims_of(dataset, where);
+  info.is_float = type_class == H5T_FLOAT;
+  info.is_signed = type_class == H5T_INTEGER && H5Tget_sign(type.get()) == H5T_SGN_2;
+  info.bytes = H5Tget_size(type.get());
+  return info;
+}
+
+// A numeric attribute's one value as a double: integers and floats converted by HDF5, enums
+// (h5py's booleans) read as their base integer.
+double attribute_number(hid_t attribute, hid_t type, const std::string& where) {
+  if (H5Tget_class(type) != H5T_ENUM) {
+    double value = 0;
+    if (H5Aread(attribute, H5T_NATIVE_DOUBLE, &value) < 0) {
+      throw InputError(with_reason(where + ": cannot read it"));
+    }
+    return value;
+  }
+  const Handle native(H5Tget_native_type(type, H5T_DIR_ASCEND), H5Tclose);
+  const Handle base(H5Tget_super(type), H5Tclose);
+  const std::size_t size = native.valid() ? H5Tget_size(native.get()) : 0;
+  unsigned char bytes[8] = {};
+  if (!native.valid() || !base.valid() || size == 0 || size > sizeof(bytes) ||
+      H5Aread(attribute, native.get(), bytes) < 0) {
+    throw InputError(with_reason(where + ": cannot read it as an enum"));
+  }
+  const bool is_signed = H5Tget_sign(base.get()) == H5T_SGN_2;
+  std::uint64_t raw = 0;
+  std::memcpy(&raw, bytes, size);  // the native (little-endian) order of this machine
+  if (is_signed && size < 8 && (raw >> (size * 8 - 1)) != 0) raw |= ~std::uint64_t{0} << (size * 8);
+  return is_signed ? static_cast<double>(static_cast<std::int64_t>(raw)) : static_cast<double>(raw);
+}
+
+std::string attribute_text(hid_t attribute, hid_t type, const std::string& where) {
+  if (H5Tis_variable_str(type) > 0) {
+    const Handle memory(H5Tcopy(H5T_C_S1), H5Tclose);
+    char* text = nullptr;
+    if (!memory.valid() || H5Tset_size(memory.get(), H5T_VARIABLE) < 0 ||
+        H5Tset_cset(memory.get(), H5Tget_cset(type)) < 0 ||
+        H5Aread(attribute, memory.get(), &text) < 0) {
+      throw InputError(with_reason(where + ": cannot read it as text"));
+    }
+    std::string out = text == nullptr ? std::string() : std::string(text);
+    H5free_memory(text);
+    return out;
+  }
+  const std::size_t size = H5Tget_size(type);
+  std::string out(size, '\0');
+  const Handle memory(H5Tget_native_type(type, H5T_DIR_ASCEND), H5Tclose);
+  if (!memory.valid() || (size > 0 && H5Aread(attribute, memory.get(), out.data()) < 0)) {
+    throw InputError(with_reason(where + ": cannot read it as text"));
+  }
+  out.resize(std::strlen(out.c_str()));  // fixed-length strings are padded with NULs
+  return out;
+}
+
+}  // namespace
+
+Hdf5DatasetInfo Hdf5File::dataset_info(const std::string& name) const {
+  const QuietErrors quiet;
+  const Handle dataset = open_dataset(file_, *this, name);
+  return info_of(dataset.get(), fmt::format("{}: dataset '{}'", path_.string(), name));
+}
+
+std::optional<Hdf5Attribute> Hdf5File::attribute(const std::string& name,
+                                                 const std::string& attribute_name) const {
+  const QuietErrors quiet;
+  const std::string where =
+      fmt::format("{}: dataset '{}', attribute '{}'", path_.string(), name, attribute_name);
+  const Handle dataset = open_dataset(file_, *this, name);
+  const htri_t exists = H5Aexists(dataset.get(), attribute_name.c_str());
+  if (exists < 0) throw InputError(with_reason(where + ": cannot read the attributes"));
+  if (exists == 0) return std::nullopt;
+  const Handle attribute(H5Aopen(dataset.get(), attribute_name.c_str(), H5P_DEFAULT), H5Aclose);
+  const Handle type(attribute.valid() ? H5Aget_type(attribute.get()) : -1, H5Tclose);
+  const Handle space(attribute.valid() ? H5Aget_space(attribute.get()) : -1, H5Sclose);
+  if (!attribute.valid() || !type.valid() || !space.valid()) {
+    throw InputError(with_reason(where + ": cannot open it"));
+  }
+  Hdf5Attribute out;
+  const H5T_class_t type_class = H5Tget_class(type.get());
+  if (type_class == H5T_STRING) {
+    out.is_text = true;
+    if (H5Sget_simple_extent_npoints(space.get()) != 1) {
+      throw InputError(where + ": holds several strings; expected one");
+    }
+    out.text = attribute_text(attribute.get(), type.get(), where);
+    return out;
+  }
+  if (type_class != H5T_INTEGER && type_class != H5T_FLOAT && type_class != H5T_ENUM) {
+    throw InputError(where + ": neither a number nor text");
+  }
+  if (H5Sget_simple_extent_npoints(space.get()) != 1) {
+    throw InputError(fmt::format("{}: holds {} values; expected one", where,
+                                 H5Sget_simple_extent_npoints(space.get())));
+  }
+  out.number = attribute_number(attribute.get(), type.get(), where);
+  return out;
+}
+
+std::vector<float> Hdf5File::read_rows_float(const std::string& name, std::uint64_t first,
+                                             std::uint64_t count) const {
+  const QuietErrors quiet;
+  const std::string where = fmt::format("{}: dataset '{}'", path_.string(), name);
+  const Handle dataset = open_dataset(file_, *this, name);
+  const Hdf5DatasetInfo info = info_of(dataset.get(), where);
+  if (info.dims.empty() || first > info.dims[0] || count > info.dims[0] - first) {
+    throw InputError(fmt::format("{}: rows {} to {} asked for, but its shape is {}", where, first,
+                                 first + count, dims_text(info.dims)));
+  }
+  std::vector<hsize_t> start(info.dims.size(), 0);
+  std::vector<hsize_t> counts(info.dims.begin(), info.dims.end());
+  start[0] = first;
+  counts[0] = count;
+  std::uint64_t values = 1;
+  for (const hsize_t c : counts) values *= c;
+  std::vector<float> out(values);
+  if (values == 0) return out;
+  const Handle file_space(H5Dget_space(dataset.get()), H5Sclose);
+  const Handle memory_space(
+      H5Screate_simple(static_cast<int>(counts.size()), counts.data(), nullptr), H5Sclose);
+  if (!file_space.valid() || !memory_space.valid() ||
+      H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, counts.data(),
+                          nullptr) < 0 ||
+      H5Dread(dataset.get(), H5T_NATIVE_FLOAT, memory_space.get(), file_space.get(), H5P_DEFAULT,
+              out.data()) < 0) {
+    throw InputError(
+        with_reason(fmt::format("{}: cannot read rows {} to {} of {}; is the file truncated?",
+                                where, first, first + count, dims_text(info.dims))));
+  }
+  return out;
 }
 
 Hdf5References Hdf5File::read_references(const std::string& name, std::uint64_t max_values) const {

@@ -2,13 +2,14 @@
 #pragma once
 
 // A read-only HDF5 file through the HDF5 C library, as much of it as MATLAB v7.3 `.mat` files
-// need: numeric datasets read whole as doubles, datasets of object references (MATLAB cell
-// arrays) and the datasets they point to. Private to the library (src/); <hdf5.h> stays in the
-// .cpp.
+// and Prophesee's pre-computed feature files need: numeric datasets read whole as doubles or by
+// rows as float32, their attributes, datasets of object references (MATLAB cell arrays) and
+// the datasets they point to. Private to the library (src/); <hdf5.h> stays in the .cpp.
 
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,24 @@ struct Hdf5Doubles {
 struct Hdf5References {
   std::vector<std::uint64_t> dims;
   std::vector<std::uint64_t> refs;
+};
+
+/// What a numeric dataset holds, read from its header only.
+struct Hdf5DatasetInfo {
+  std::vector<std::uint64_t> dims;  ///< As HDF5 stores them (row-major, as h5py shows them).
+  bool is_float = false;            ///< Floating-point, else integer.
+  bool is_signed = false;           ///< For integers.
+  std::size_t bytes = 0;            ///< Bytes per value.
+  /// NumPy's name of the type (`uint8`, `float32`), for messages and comparisons.
+  [[nodiscard]] std::string type_name() const;
+};
+
+/// An attribute read as a number (integers, floats and h5py's booleans, which are enums) or as
+/// text (fixed or variable-length strings).
+struct Hdf5Attribute {
+  bool is_text = false;
+  double number = 0;
+  std::string text;
 };
 
 /// An HDF5 file open for reading. Every failure is an InputError naming the file, and the
@@ -50,6 +69,20 @@ class Hdf5File {
   /// InputError when it is missing (listing what the file holds), not a dataset, not numeric,
   /// larger than `max_values` values, or unreadable (a truncated file).
   [[nodiscard]] Hdf5Doubles read_doubles(const std::string& name, std::uint64_t max_values) const;
+  /// The numeric dataset `name`'s dimensions and type, without reading its values. Throws
+  /// InputError when it is missing (listing what the file holds), not a dataset or not numeric.
+  [[nodiscard]] Hdf5DatasetInfo dataset_info(const std::string& name) const;
+  /// The attribute `attribute` of the dataset `name`, or nullopt when it has none of that name.
+  /// A number must be a scalar (or hold one value). Throws InputError naming the file, dataset
+  /// and attribute when it is of another kind (compound, an array of several values).
+  [[nodiscard]] std::optional<Hdf5Attribute> attribute(const std::string& name,
+                                                       const std::string& attribute) const;
+  /// Rows `[first, first + count)` of the numeric dataset `name` (along its first dimension),
+  /// converted to float32 by HDF5 (exact for 8- and 16-bit integers and float32), row-major:
+  /// `count * product(dims[1:])` values. Throws InputError when the rows are beyond the
+  /// dataset or cannot be read (a truncated file, a compression filter this HDF5 lacks).
+  [[nodiscard]] std::vector<float> read_rows_float(const std::string& name, std::uint64_t first,
+                                                   std::uint64_t count) const;
   /// The dataset `name` of object references, whole. Throws InputError as read_doubles() and
   /// when it holds something else than object references.
   [[nodiscard]] Hdf5References read_references(const std::string& name,

@@ -90,6 +90,13 @@ std::vector<NamedArray> load_npy_fields(const std::filesystem::path& path) {
       std::memcpy(value, item, field.stored_itemsize);
       if (field.dtype.byteswap) detail::swap_byte_order(value, 1, field.stored_itemsize);
       std::uint8_t* to = out + i * out_size;
+      std::uint64_t big = 0;
+      if (field.unsigned_64) std::memcpy(&big, value, sizeof big);  // native order by now
+      if (big >> 63 != 0) {
+        throw InputError(fmt::format(
+            "{}: field '{}': item {} is {}, beyond int64 (uint64 values are read as int64)", where,
+            field.name, i, big));
+      }
       if (field.stored_itemsize == out_size) {
         std::memcpy(to, value, out_size);
         if (field.dtype.scalar_type == torch::kBool) *to = *to != 0 ? 1 : 0;

@@ -322,11 +322,13 @@ NpyStructHeader parse_npy_struct_header(std::string_view text, const std::string
     field.name = name;
     field.descr = type.text;
     field.offset = header.itemsize;
-    if (code == "u2" || code == "u4") {
-      // No unsigned 16- or 32-bit tensors in LibTorch 1.13: widened to the next signed type.
+    if (code == "u2" || code == "u4" || code == "u8") {
+      // No unsigned 16-, 32- or 64-bit tensors in LibTorch 1.13: widened to the next signed
+      // type; uint64 is read as int64 and a value beyond it refused (npy_fields.cpp).
       const char order = type.text.front();
-      field.stored_itemsize = code == "u2" ? 2 : 4;
+      field.stored_itemsize = code == "u2" ? 2 : code == "u4" ? 4 : 8;
       field.dtype.scalar_type = code == "u2" ? c10::kInt : c10::kLong;
+      field.unsigned_64 = code == "u8";
       field.dtype.itemsize = field.stored_itemsize;
       const bool little = kLittleEndianHost;
       field.dtype.byteswap = (order == '>' && little) || (order == '<' && !little);

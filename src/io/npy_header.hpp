@@ -67,8 +67,9 @@ struct NpyHeader {
 struct NpyField {
   std::string name;
   std::string descr;  ///< The field's dtype string as written, e.g. `<i2`.
-  NpyDtype dtype;     ///< As LibTorch holds it; `<u2` and `<u4` widen to int32 and int64.
+  NpyDtype dtype;     ///< As LibTorch holds it; `<u2`, `<u4`, `<u8` to int32, int64, int64.
   std::size_t stored_itemsize = 0;  ///< Bytes of the field in the file.
+  bool unsigned_64 = false;         ///< `<u8`, read as int64: values of 2^63 and more refused.
   std::size_t offset = 0;           ///< Bytes from the start of an item.
 };
 
@@ -83,10 +84,10 @@ struct NpyStructHeader {
 };
 
 /// Parses the header dict `text` of a structured array: `descr` a list of `(name, dtype)`
-/// pairs, each dtype one parse_npy_header() takes or `<u2`, `<u4` (widened); unnamed `|Vn`
-/// padding is skipped. Throws InputError prefixed with `where`: a malformed header, a `descr`
-/// that is a plain dtype (saying so), a field that is nested, a subarray or of another dtype
-/// (naming the field and its dtype), no named fields, or two fields of one name.
+/// pairs, each dtype one parse_npy_header() takes or `<u2`, `<u4` (widened), `<u8` (as int64);
+/// unnamed `|Vn` padding is skipped. Throws InputError prefixed with `where`: a malformed header, a
+/// `descr` that is a plain dtype (saying so), a field that is nested, a subarray or of another
+/// dtype (naming the field and its dtype), no named fields, or two fields of one name.
 [[nodiscard]] NpyStructHeader parse_npy_struct_header(std::string_view text,
                                                       const std::string& where);
 

@@ -18,8 +18,9 @@ namespace neurobench {
 /// field, each of the array's shape, in the order of the fields.
 ///
 /// Fields may have the dtypes load_npy() takes (float16/32/64, int8/16/32/64, uint8, bool) in
-/// either byte order, and uint16 and uint32, which come back widened to int32 and int64
-/// (LibTorch 1.13 has no such unsigned types). Unnamed padding (NumPy's aligned dtypes) is
+/// either byte order, and uint16 and uint32, which come back widened to int32 and int64, and
+/// uint64, which comes back as int64 (LibTorch 1.13 has no such unsigned types; a value of 2^63
+/// or more is an InputError naming the field and item). Unnamed padding (NumPy's aligned dtypes) is
 /// skipped; a Fortran-order array comes back in C order. Bytes after the data are ignored.
 ///
 /// Throws InputError naming the file when it is missing, unreadable, not a `.npy` file, has a
