@@ -589,7 +589,8 @@ TEST_CASE("a config's dataset errors name the file and the key", "[config][datas
         file +
             ": 'dataset': data set 'gsc': no ':' between the kind and the path (write "
             "KIND:PATH, such as speech-commands:data/speech_commands_v0.02; kinds: "
-            "speech-commands, dvs-gesture, primate-reaching, wisdm, thor-eeg-mi, mswc)");
+            "speech-commands, dvs-gesture, primate-reaching, wisdm, thor-eeg-mi, mswc, "
+            "gen4-detection)");
   CHECK(read_error(dir, R"({"dataset": {"path": "gsc"}})") ==
         file + ": 'dataset' must be an object with \"kind\" and \"path\", got {\"path\":\"gsc\"}");
   CHECK(read_error(dir, R"({"dataset": {"kind": "speech-commands"}})") ==

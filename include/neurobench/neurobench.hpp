@@ -12,6 +12,7 @@
 #include <neurobench/data/dataloader.hpp>
 #include <neurobench/data/dataset.hpp>
 #include <neurobench/data/npz.hpp>
+#include <neurobench/data/sequential.hpp>
 #include <neurobench/datasets/fashion_mnist.hpp>
 #include <neurobench/datasets/idx.hpp>
 #include <neurobench/datasets/mackey_glass.hpp>

@@ -26,6 +26,17 @@ DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, LoaderOptions opt
   if (dataset_->size() == 0) {
     throw InputError(fmt::format("{}: the dataset is empty", dataset_->describe()));
   }
+  if (const std::optional<int64_t> fixed = dataset_->fixed_batch_size()) {
+    // A sequential data set streams recordings through the slots of its batches: their size
+    // and order are the data set's.
+    if (options_.shuffle_seed) {
+      throw UsageError(fmt::format(
+          "shuffle_seed: {} hands out its batches in order (recordings stream through the "
+          "slots of its batches); it cannot be shuffled",
+          dataset_->describe()));
+    }
+    options_.batch_size = *fixed;
+  }
   if (options_.shuffle_seed) {
     order_.resize(static_cast<std::size_t>(dataset_->size()));
     std::iota(order_.begin(), order_.end(), 0);

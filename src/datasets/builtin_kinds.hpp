@@ -65,4 +65,8 @@ void add_thor_eeg_mi_kind(DatasetKinds& kinds);
 /// Adds `mswc`: NeuroBench's MSWC keyword FSCIL subset (src/datasets/mswc_kind.cpp).
 void add_mswc_kind(DatasetKinds& kinds);
 
+/// Adds `gen4-detection`: Prophesee's Gen4 automotive histograms in sequential batches
+/// (src/datasets/gen4_detection_kind.cpp).
+void add_gen4_detection_kind(DatasetKinds& kinds);
+
 }  // namespace neurobench::detail

@@ -102,6 +102,7 @@ DatasetKinds& dataset_kinds() {
     detail::add_wisdm_kind(k);
     detail::add_thor_eeg_mi_kind(k);
     detail::add_mswc_kind(k);
+    detail::add_gen4_detection_kind(k);
     return k;
   }();
   detail::check_registration_errors();

@@ -15,8 +15,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The timing batch size: the option's, or the loader's, at most the data set's size.
+// The timing batch size: the option's, or the loader's, at most the data set's size; a data set
+// with fixed batches (a sequential one) times its own.
 int64_t timing_batch_size(const PassInput& in, const TimingOptions& o, Results& results) {
+  if (const auto fixed = in.loader.dataset().fixed_batch_size()) return *fixed;
   const int64_t size = in.loader.dataset().size();
   const int64_t batch_size = o.batch_size > 0 ? o.batch_size : in.loader.options().batch_size;
   if (batch_size <= size) return batch_size;

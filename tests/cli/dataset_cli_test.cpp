@@ -111,12 +111,12 @@ TEST_CASE("misused data set flags exit 2 with one clear message", "[cli][dataset
       {"", "error: --data (an .npz file) or --dataset (KIND:PATH) is required"},
       {" --dataset mnist:" + (tmp / "gsc").string() + " --subset all",
        "error: unknown data set kind 'mnist' (known: speech-commands, dvs-gesture, "
-       "primate-reaching, wisdm, thor-eeg-mi, mswc)"},
+       "primate-reaching, wisdm, thor-eeg-mi, mswc, gen4-detection)"},
       {" --dataset " + q(tmp / "gsc"),
        "error: --dataset: data set '" + (tmp / "gsc").string() +
            "': no ':' between the kind and the path (write KIND:PATH, such as "
            "speech-commands:data/speech_commands_v0.02; kinds: speech-commands, dvs-gesture, "
-           "primate-reaching, wisdm, thor-eeg-mi, mswc)"},
+           "primate-reaching, wisdm, thor-eeg-mi, mswc, gen4-detection)"},
       {" --dataset " + gsc,
        "error: data set 'speech-commands' needs option 'subset' (the clips: training, "
        "validation, testing or all (--subset))"},

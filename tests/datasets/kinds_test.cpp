@@ -25,7 +25,7 @@ TEST_CASE("KIND:PATH splits at the first ':' and needs both parts", "[datasets][
   CHECK_THROWS_WITH(parse_dataset_spec("data/gsc"),
                     "data set 'data/gsc': no ':' between the kind and the path (write KIND:PATH, "
                     "such as speech-commands:data/speech_commands_v0.02; kinds: speech-commands, "
-                    "dvs-gesture, primate-reaching, wisdm, thor-eeg-mi, mswc)");
+                    "dvs-gesture, primate-reaching, wisdm, thor-eeg-mi, mswc, gen4-detection)");
   CHECK_THROWS_WITH(parse_dataset_spec(":data"), Catch::Contains("no kind before ':'"));
   CHECK_THROWS_WITH(parse_dataset_spec("speech-commands:"), Catch::Contains("no path after ':'"));
 }
@@ -43,7 +43,7 @@ TEST_CASE("check() refuses an unknown kind, a missing path and bad options befor
   CHECK_THROWS_AS(dataset_kinds().check(unknown), UsageError);
   CHECK_THROWS_WITH(dataset_kinds().check(unknown),
                     "unknown data set kind 'mnist' (known: speech-commands, dvs-gesture, "
-                    "primate-reaching, wisdm, thor-eeg-mi, mswc)");
+                    "primate-reaching, wisdm, thor-eeg-mi, mswc, gen4-detection)");
   DatasetSpec no_path{"speech-commands", "", {{"subset", "testing"}}};
   CHECK_THROWS_WITH(
       dataset_kinds().check(no_path),

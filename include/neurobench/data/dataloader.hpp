@@ -17,7 +17,9 @@ namespace neurobench {
 struct LoaderOptions {
   static constexpr int64_t kMaxBatchSize = 2147483647;  ///< Most samples per batch: 2^31 - 1.
 
-  int64_t batch_size = 64;                    ///< Samples per batch; the last may be smaller.
+  /// Samples per batch; the last may be smaller. A data set with a fixed batch size
+  /// (Dataset::fixed_batch_size()) replaces it with its own.
+  int64_t batch_size = 64;
   std::optional<std::uint64_t> shuffle_seed;  ///< Shuffle with this seed; in order when unset.
 
   /// Throws UsageError naming the field when an option is invalid (`batch_size` 1 to
@@ -35,7 +37,9 @@ struct LoaderOptions {
 /// ```
 class DataLoader {
  public:
-  /// Throws UsageError for invalid options and InputError for an empty dataset.
+  /// Throws UsageError for invalid options and InputError for an empty dataset. A data set with
+  /// a fixed batch size (Dataset::fixed_batch_size()) sets `options.batch_size` (options()
+  /// says which was used); asking to shuffle it is a UsageError.
   DataLoader(std::shared_ptr<const Dataset> dataset, LoaderOptions options = {});
 
   /// Number of batches: ceil(size / batch_size).

@@ -48,6 +48,11 @@ class Dataset {
   /// The SHA-256 of the file the data were read from (64 lowercase hex digits), when they come
   /// from one file; Benchmark::run records it in the results as `_run.data_sha256`.
   [[nodiscard]] virtual std::optional<std::string> source_sha256() const { return std::nullopt; }
+  /// The batch size of a data set that hands out whole batches only, in order (a
+  /// SequentialDataset, whose batches stream recordings through slots): a DataLoader then
+  /// makes batches of this size, whatever LoaderOptions::batch_size says, and refuses to
+  /// shuffle. Unset (the default) for a random-access data set.
+  [[nodiscard]] virtual std::optional<int64_t> fixed_batch_size() const { return std::nullopt; }
 };
 
 /// A dataset held in memory as tensors whose first dimension is the sample index.
