@@ -60,6 +60,7 @@ Registry<WorkloadMetric, MetricDescription>& workload_metrics() {
     add_builtin<MembraneUpdates>(r, "workload");
     add_builtin<NeuronOperations>(r, "workload");
     add_builtin<PeakMemory>(r, "workload");
+    add_builtin<CocoMap>(r, "workload");
     return r;
   }();
   detail::check_registration_errors();

@@ -235,6 +235,41 @@ class NeuronOperations final : public AccumulatedMetric {
   int64_t samples_ = 0;
 };
 
+/// COCO mean average precision of object detections in event-camera recordings, as NeuroBench's
+/// CocoMap computes it through Prophesee's CocoEvaluator and pycocotools' COCOeval (boxes; IoU
+/// 0.50:0.95, area ranges, 1/10/100 detections, 101-point interpolated precision): the first
+/// 0.5 s of each recording skipped, one COCO image per recording and time stamp with boxes,
+/// detections within 40 ms of it. The value is an object whose `mean_ap` is NeuroBench's value,
+/// with COCOeval's other figures (keys::kCocoMapKeys); -1 where COCO leaves a figure undefined.
+///
+/// Needs the sequential detection batches of the gen4-detection data set: targets `(K, 7)`
+/// rows `[tbin, slot, x1, y1, x2, y2, class]` and extras `recording`, `padding`,
+/// `tbin_start_us`, `delta_t_us` `(slots)` and `frame_is_labeled` `(tbins, slots)`;
+/// predictions `(M, 8)` rows `[tbin, slot, x1, y1, x2, y2, class, score]`, classes 0
+/// (background) to 3. Throws InputError naming the tensor and its shape or row for anything
+/// else. Option `skip_unlabeled_frames` (default false): see docs/metrics.md.
+class CocoMap final : public AccumulatedMetric {
+ public:
+  /// What the metric reports: unit, direction, keys and options (see MetricDescription).
+  [[nodiscard]] static MetricDescription describe();
+  /// With the default options.
+  CocoMap();
+  /// With complete options (`{"skip_unlabeled_frames": bool}`), as the registry passes them.
+  explicit CocoMap(const Json& options);
+  ~CocoMap() override;
+  void reset() override;
+  void update(const WorkloadInput& input) override;
+  [[nodiscard]] Json compute() const override;
+  [[nodiscard]] bool mergeable() const override { return true; }
+  [[nodiscard]] Json export_state() const override;
+  void merge_state(const Json& state) override;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  bool skip_unlabeled_frames_ = false;
+};
+
 /// Wall time of model inference alone per timed run (batch) and per sample, in
 /// milliseconds: mean, median, p90, p99, min, max and standard deviation, with the number of
 /// runs and warm-up runs they rest on.

@@ -32,6 +32,7 @@ inline constexpr const char* kInferenceTime = "InferenceTime";
 inline constexpr const char* kThroughput = "Throughput";
 inline constexpr const char* kStartupTime = "StartupTime";
 inline constexpr const char* kPeakMemory = "PeakMemory";
+inline constexpr const char* kCocoMap = "CocoMap";
 }  // namespace names
 
 namespace keys {
@@ -72,6 +73,23 @@ inline constexpr const char* kFootprintBytes = "footprint_bytes";
 inline constexpr const char* kPeakSinceProcessStart = "peak_since_process_start";
 inline constexpr const char* kDevicePeakAllocatedBytes = "device_peak_allocated_bytes";
 inline constexpr const char* kDevicePeakReservedBytes = "device_peak_reserved_bytes";
+// CocoMap: COCOeval's twelve figures in its order (stats[0..11]); mean_ap is NeuroBench's value.
+inline constexpr const char* kMeanAp = "mean_ap";
+inline constexpr const char* kMeanAp50 = "mean_ap50";
+inline constexpr const char* kMeanAp75 = "mean_ap75";
+inline constexpr const char* kMeanApSmall = "mean_ap_small";
+inline constexpr const char* kMeanApMedium = "mean_ap_medium";
+inline constexpr const char* kMeanApBig = "mean_ap_big";
+inline constexpr const char* kMeanAr1 = "mean_ar1";
+inline constexpr const char* kMeanAr10 = "mean_ar10";
+inline constexpr const char* kMeanAr = "mean_ar";
+inline constexpr const char* kMeanArSmall = "mean_ar_small";
+inline constexpr const char* kMeanArMedium = "mean_ar_medium";
+inline constexpr const char* kMeanArBig = "mean_ar_big";
+/// CocoMap's keys in the order it writes them (COCOeval's stats order).
+inline constexpr const char* kCocoMapKeys[] = {
+    kMeanAp,  kMeanAp50, kMeanAp75, kMeanApSmall, kMeanApMedium, kMeanApBig,
+    kMeanAr1, kMeanAr10, kMeanAr,   kMeanArSmall, kMeanArMedium, kMeanArBig};
 }  // namespace keys
 
 }  // namespace neurobench::metrics
