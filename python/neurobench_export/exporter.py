@@ -44,7 +44,7 @@ def _save_and_load(module, directory):
 
 
 def export(net, path, *, example_input=None, custom_forward=False, stepwise=None, steps=8,
-           verbose=False):
+           same_draws=False, verbose=False):
     """Saves `net` (an eager torch.nn.Module, with or without snnTorch neurons; eval mode) as a
     TorchScript file whose results under `neurobench run` equal Python NeuroBench's on the eager
     net.
@@ -63,6 +63,11 @@ def export(net, path, *, example_input=None, custom_forward=False, stepwise=None
 
     `stepwise`: True or False when known (False: a TorchModel net, never reset between
     batches); None checks both. `steps`: calls per batch in the check, 1 to MAX_STEPS.
+    `same_draws`: the net draws from torch's global generator on purpose (sparch's neurons
+    start from torch.rand states): the check runs the eager and the saved call of each pair
+    from the same generator state, so the draws must be the same operations in the same order.
+    Off, a net whose output depends on
+    the generator is refused: its results could not equal NeuroBench's.
     `path`: a regular file (replaced whole), a symbolic link to one (the file it leads to is
     replaced) or a new name in an existing, writable folder; a directory, device, FIFO or
     socket is refused.
@@ -171,7 +176,7 @@ def export(net, path, *, example_input=None, custom_forward=False, stepwise=None
                 continue
             try:
                 problem = _check(net, loaded, example, custom_forward=custom_forward,
-                                 stepwise=stepwise, steps=steps)
+                                 stepwise=stepwise, steps=steps, same_draws=same_draws)
             except Exception as e:  # noqa: BLE001
                 problem = f"running it failed: {type(e).__name__}: {e}"
             finally:

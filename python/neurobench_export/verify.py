@@ -122,8 +122,11 @@ def _reset_like_cpp(module):
                     setattr(m, s, torch.zeros_like(v))
 
 
-def _check(net, loaded, example, *, custom_forward, stepwise, steps):
-    """Runs the eager net and the loaded export side by side; returns None or what differs."""
+def _check(net, loaded, example, *, custom_forward, stepwise, steps, same_draws=False):
+    """Runs the eager net and the loaded export side by side; returns None or what differs.
+    With same_draws, both calls of a pair start from the same state of torch's global generator
+    (a net that draws from it on purpose, as sparch's neurons draw their initial states with
+    torch.rand)."""
     gen = torch.Generator().manual_seed(0)
     half = max(1, example.shape[0] // 2)
     with torch.no_grad():
@@ -133,6 +136,7 @@ def _check(net, loaded, example, *, custom_forward, stepwise, steps):
             shorter = example[:half, : max(1, t - t // 3)]
             for i, x in enumerate([example, _permuted(example, gen), longer, shorter]):
                 where = f"on call {i + 1} (input shape {list(x.shape)})"
+                draws = torch.get_rng_state()
                 try:
                     e_out = net(x)
                 except Exception:  # noqa: BLE001
@@ -144,6 +148,8 @@ def _check(net, loaded, example, *, custom_forward, stepwise, steps):
                             f"(time, batch, ...), as NeuroBench transposes it; it returns "
                             f"{_describe(e_out)}")
                 e_out = e_out.transpose(0, 1)
+                if same_draws:
+                    torch.set_rng_state(draws)
                 x_out = loaded(x)
                 bad = _mismatch((net, loaded), None, where) or \
                     _compare_outputs(e_out, x_out, where)
@@ -169,6 +175,7 @@ def _check(net, loaded, example, *, custom_forward, stepwise, steps):
                     how = "after a reset" if protocol == "reset" else "state carried"
                     where = (f"at call {t + 1} of batch {batch_no + 1} (input shape "
                              f"{list(x.shape)}, {how})")
+                    draws = torch.get_rng_state()
                     try:
                         e_out = net(x)
                     except Exception:  # noqa: BLE001
@@ -178,6 +185,8 @@ def _check(net, loaded, example, *, custom_forward, stepwise, steps):
                             raise
                         stop = True  # a net made for one batch size only
                         break
+                    if same_draws:
+                        torch.set_rng_state(draws)
                     x_out = loaded(x)
                     bad = _mismatch((net, loaded), None, where) or \
                         _compare_outputs(e_out, x_out, where)

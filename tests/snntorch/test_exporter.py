@@ -410,6 +410,42 @@ class PlainNetworkTest(unittest.TestCase):
         self.assertTrue(os.path.isfile(out))
 
 
+class RandomStates(nn.Module):
+    """A layer that starts each call from torch.rand states, as sparch's neurons do."""
+
+    def __init__(self):
+        super().__init__()
+        self.W = nn.Linear(6, 5)
+
+    def forward(self, x):
+        u = torch.rand(x.shape[0], 5)
+        return (self.W(x) + u).gt(0.5).float()
+
+
+class GlobalGeneratorTest(unittest.TestCase):
+    """A net that draws from torch's global generator on purpose (sparch's RadLIF initial
+    states): refused by default, exported with same_draws=True, where the check gives the eager
+    and the saved call the same draws."""
+
+    def test_a_net_drawing_from_torch_rand_needs_same_draws_and_then_runs_as_the_eager_net(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "net.pt")
+            torch.manual_seed(0)
+            net = RandomStates().eval()
+            with self.assertRaises(ne.ExportError):
+                ne.export(net, out, example_input=spikes(4, 6), stepwise=False)
+            self.assertFalse(os.path.exists(out))
+            report = ne.export(net, out, example_input=spikes(4, 6), stepwise=False,
+                               same_draws=True)
+            self.assertIn("checked against the eager net", report)
+            loaded = torch.jit.load(out)
+            with torch.no_grad():
+                torch.manual_seed(7)
+                eager = net(spikes(9, 6, seed=2))
+                torch.manual_seed(7)
+                self.assertTrue(torch.equal(loaded(spikes(9, 6, seed=2)), eager))
+
+
 class PackageLayoutTest(unittest.TestCase):
     """python/neurobench_export/ is a package; python/neurobench_export.py a thin wrapper that
     runs its command line and, loaded by path under the package's name (as the shared
