@@ -10,6 +10,7 @@
 #include <neurobench/errors.hpp>
 #include <neurobench/io/npz.hpp>
 
+#include "data/rows.hpp"
 #include "io/input_file.hpp"
 #include "util/sha256.hpp"
 #include "util/text.hpp"
@@ -80,29 +81,11 @@ TensorDataset TensorDataset::from_npz(const std::filesystem::path& path,
 int64_t TensorDataset::size() const { return data_.size(0); }
 
 Batch TensorDataset::get(const std::vector<int64_t>& indices) const {
-  for (const int64_t i : indices) {
-    if (i < 0 || i >= size()) {
-      throw UsageError(fmt::format("{}: sample index {} out of range [0, {})", name_, i, size()));
-    }
-  }
-  const auto index = torch::tensor(indices, torch::kLong);
-  Batch b;
-  b.data = data_.index_select(0, index);
-  b.targets = targets_.index_select(0, index);
-  for (const auto& [key, value] : extras_) b.extras.emplace(key, value.index_select(0, index));
-  return b;
+  return detail::select_rows([this] { return name_; }, "sample", data_, targets_, extras_, indices);
 }
 
 Batch TensorDataset::slice(int64_t begin, int64_t end) const {
-  if (begin < 0 || end > size() || begin > end) {
-    throw UsageError(
-        fmt::format("{}: slice [{}, {}) out of range [0, {})", name_, begin, end, size()));
-  }
-  Batch b;
-  b.data = data_.slice(0, begin, end);
-  b.targets = targets_.slice(0, begin, end);
-  for (const auto& [key, value] : extras_) b.extras.emplace(key, value.slice(0, begin, end));
-  return b;
+  return detail::slice_rows([this] { return name_; }, data_, targets_, extras_, begin, end);
 }
 
 std::string TensorDataset::describe() const { return name_; }

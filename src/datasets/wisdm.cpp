@@ -13,6 +13,7 @@
 
 #include <neurobench/errors.hpp>
 
+#include "data/rows.hpp"
 #include "io/input_file.hpp"
 #include "util/sha256.hpp"
 #include "util/text.hpp"
@@ -172,28 +173,11 @@ Wisdm::Wisdm(const fs::path& path, WisdmSubset subset, NpzReadOptions options)
 int64_t Wisdm::size() const { return data_.size(0); }
 
 Batch Wisdm::get(const std::vector<int64_t>& indices) const {
-  for (const int64_t i : indices) {
-    if (i < 0 || i >= size()) {
-      throw UsageError(
-          fmt::format("{}: window index {} out of range [0, {})", describe(), i, size()));
-    }
-  }
-  const auto index = torch::tensor(indices, torch::kLong);
-  Batch b;
-  b.data = data_.index_select(0, index);
-  b.targets = targets_.index_select(0, index);
-  return b;
+  return detail::select_rows([this] { return describe(); }, "window", data_, targets_, {}, indices);
 }
 
 Batch Wisdm::slice(int64_t begin, int64_t end) const {
-  if (begin < 0 || end > size() || begin > end) {
-    throw UsageError(
-        fmt::format("{}: slice [{}, {}) out of range [0, {})", describe(), begin, end, size()));
-  }
-  Batch b;
-  b.data = data_.slice(0, begin, end);
-  b.targets = targets_.slice(0, begin, end);
-  return b;
+  return detail::slice_rows([this] { return describe(); }, data_, targets_, {}, begin, end);
 }
 
 std::string Wisdm::describe() const {
