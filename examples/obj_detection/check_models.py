@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Checks the committed TorchScript detectors (models/ann_small.pt, models/hybrid_small.pt)
+against the eager networks of networks.py that make_models.py builds from its seeds (ctest
+example_obj_detection_models, label reference):
+
+- every parameter and buffer of each file equals the eager network's, bit for bit (the files
+  are what make_models.py writes);
+- on 4 consecutive batches, on two frame sizes, with reset_slots(starts_recording) before each
+  forward as neurobench-cpp calls it (all slots at the first batch, then one slot at a time),
+  the file's outputs (B, T, N, 7) equal the eager network's to 1e-6 (relative to the largest
+  value: in practice they are equal);
+- a slot reset mid-run gives that slot what a fresh network gives on its batch alone, to 1e-6
+  of the largest value (its state is zeroed), and the other slot does not (its state is kept), and the same model with
+  reset_at_recording_start False (NeuroBench's no-reset behaviour) does not;
+- NeuroBench's full-size networks (cin 6, base 16, cout 256) have NeuroBench's published
+  footprints (benchmark.py: 91314912 bytes for the ANN, 12133872 for the hybrid) and script.
+
+    /usr/bin/python3 examples/obj_detection/check_models.py
+"""
+import copy
+import os
+import sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import make_models  # noqa: E402
+import networks  # noqa: E402
+
+FOOTPRINTS = {"ann": 91314912, "hybrid": 12133872}  # NeuroBench's benchmark.py, batch 4
+
+
+def fail(message):
+    raise SystemExit(f"FAIL: {message}")
+
+
+def close(a, b, tolerance):
+    """max |a - b| within tolerance x the largest |b| (at least 1): box corners near 0 come out
+    of differences of values of hundreds of pixels, whose rounding they inherit."""
+    return float((a - b).abs().max()) <= tolerance * max(1.0, float(b.abs().max()))
+
+
+def batches(cin, h, w, seed):
+    g = torch.Generator().manual_seed(seed)
+    data = [(torch.rand(2, 3, cin, h, w, generator=g) < 0.3).float() *
+            torch.randint(1, 6, (2, 3, cin, h, w), generator=g).float() for _ in range(4)]
+    masks = [torch.tensor([True, True]), torch.tensor([False, False]),
+             torch.tensor([False, True]), torch.tensor([True, False])]
+    return data, masks
+
+
+def check_small(kind):
+    path = os.path.join(HERE, "models", f"{kind}_small.pt")
+    scripted = torch.jit.load(path)
+    eager = make_models.untrained(kind, "small")
+    mine = dict(scripted.named_parameters())
+    mine.update(dict(scripted.named_buffers()))
+    theirs = dict(eager.named_parameters())
+    theirs.update(dict(eager.named_buffers()))
+    if sorted(mine) != sorted(theirs):
+        fail(f"{path}: tensors {sorted(set(mine) ^ set(theirs))} differ between file and network")
+    for name, value in theirs.items():
+        if not torch.equal(mine[name], value):
+            fail(f"{path}: {name} differs from make_models.py's network")
+    if not scripted.reset_at_recording_start:
+        fail(f"{path}: reset_at_recording_start is False")
+    cin = make_models.SIZES["small"]["cin"]
+    for (h, w), seed in (((64, 64), 11), ((96, 128), 12)):
+        data, masks = batches(cin, h, w, seed)
+        a = make_models.run(copy.deepcopy(eager), data, masks)
+        b = make_models.run(copy.deepcopy(scripted), data, masks)
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x.shape != (2, 3, y.shape[2], 7) or x.shape != y.shape:
+                fail(f"{path}: batch {i} shapes {tuple(x.shape)} vs {tuple(y.shape)}")
+            if not close(y, x, 1e-6):
+                fail(f"{path}: {h}x{w} batch {i}: script vs eager differ by "
+                     f"{float((x - y).abs().max())}")
+        # Batch 2 resets slot 1: it sees what a fresh network sees on its data alone.
+        with torch.no_grad():
+            fresh = copy.deepcopy(eager)(data[2][1:2])
+        # (batch 1 or 2 changes the convolutions' rounding: 1e-6 relative)
+        if not close(b[2][1:2], fresh, 1e-6):
+            fail(f"{path}: slot 1 after its reset differs from a fresh network")
+        with torch.no_grad():
+            alone = copy.deepcopy(eager)(data[2][0:1])
+        if close(b[2][0:1], alone, 1e-4):
+            fail(f"{path}: slot 0 kept no state across batches")
+        no_reset = copy.deepcopy(scripted)
+        no_reset.reset_at_recording_start = False
+        c = make_models.run(no_reset, data, masks)
+        if close(c[2][1:2], fresh, 1e-4):
+            fail(f"{path}: with reset_at_recording_start False the state was still reset")
+        print(f"{kind}_small.pt {h}x{w}: 4 batches equal the eager network; resets per slot")
+
+
+def check_full(kind):
+    model = make_models.untrained(kind, "full")
+    tensors = list(model.net.parameters()) + list(model.net.buffers())
+    footprint = sum(t.numel() * t.element_size() for t in tensors)
+    if footprint != FOOTPRINTS[kind]:
+        fail(f"full {kind}: footprint {footprint}, NeuroBench's is {FOOTPRINTS[kind]}")
+    torch.jit.script(model)
+    print(f"full {kind}: footprint {footprint} bytes, as NeuroBench's; scripts")
+
+
+def main():
+    torch.set_num_threads(1)
+    for kind in ("ann", "hybrid"):
+        check_small(kind)
+        check_full(kind)
+    print("OK")
+
+
+if __name__ == "__main__":
+    main()
