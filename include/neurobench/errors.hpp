@@ -33,6 +33,14 @@ struct MetricError : Error {
   using Error::Error;
 };
 
+/// A metric cannot be measured on this machine (no sensor, no permission to read it): not a
+/// failure. A run records its value as null, says why in `_run.unavailable` (metric name ->
+/// reason) and in a warning, and does not list it among the failures (docs/metrics.md,
+/// "Unavailable values"). The message starts with the metric's name.
+struct MetricUnavailable : MetricError {
+  using MetricError::MetricError;
+};
+
 /// A run stopped on request before it had results: request_stop() was called
 /// (<neurobench/stop.hpp>), or a signal arrived in a program that called stop_on_signals()
 /// (`neurobench run` on SIGINT or SIGTERM). The message says what was interrupted and how far

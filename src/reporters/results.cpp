@@ -172,12 +172,19 @@ std::string render(const Results& results, std::string_view format) {
 }
 
 std::string render_table(const Results& results) {
+  // A metric that cannot be measured here is null like a failed one; `_run.unavailable` names
+  // it (MetricUnavailable).
+  const auto shown = [&](const std::string& key, const Json& v) {
+    const bool here = !v.is_null() || !results.run.contains("unavailable") ||
+                      !results.run["unavailable"].contains(key);
+    return here ? pretty(v) : std::string("unavailable");
+  };
   const auto cols = flat(results.values);
   std::size_t width = 6;
   for (const auto& [key, v] : cols) width = std::max(width, key.size());
   std::string out = fmt::format("{:<{}}  {}\n", "metric", width, "value");
   out += fmt::format("{:-<{}}  {:-<{}}\n", "", width, "", 14);
-  for (const auto& [key, v] : cols) out += fmt::format("{:<{}}  {}\n", key, width, pretty(v));
+  for (const auto& [key, v] : cols) out += fmt::format("{:<{}}  {}\n", key, width, shown(key, v));
   return out;
 }
 

@@ -20,6 +20,14 @@ void RunState::fail(const std::string& metric, const std::string& message) {
   failed_.emplace(metric, text);
 }
 
+void RunState::unavailable(const std::string& metric, const std::string& reason) {
+  const std::string text =
+      reason.rfind(metric, 0) == 0 ? reason : fmt::format("{}: {}", metric, reason);
+  results.values[metric] = nullptr;
+  results.run["unavailable"][metric] = text;
+  warn_once(text);
+}
+
 void RunState::warn_once(const std::string& warning) {
   auto& w = results.warnings;
   if (std::find(w.begin(), w.end(), warning) == w.end()) w.push_back(warning);

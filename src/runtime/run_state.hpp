@@ -29,8 +29,12 @@ class RunState {
     const auto it = failed_.find(metric);
     return it == failed_.end() ? nullptr : &it->second;
   }
-  /// Runs `compute` for `metric`, recording a LibTorch or other error as its failure; an
-  /// InputError (bad data, not the metric's fault) and Interrupted go through.
+  /// Records that `metric` cannot be measured here (MetricUnavailable): its value null, the
+  /// reason in `_run.unavailable` and in a warning; not a failure.
+  void unavailable(const std::string& metric, const std::string& reason);
+  /// Runs `compute` for `metric`, recording a LibTorch or other error as its failure (a
+  /// MetricUnavailable as unavailable()); an InputError (bad data, not the metric's fault) and
+  /// Interrupted go through.
   template <class F>
   void guard(const std::string& metric, F&& compute);
   /// Adds a warning unless it is there already.
@@ -68,6 +72,8 @@ void RunState::guard(const std::string& metric, F&& compute) {
     throw;
   } catch (const Interrupted&) {
     throw;
+  } catch (const MetricUnavailable& e) {
+    unavailable(metric, e.what());
   } catch (const c10::Error& e) {
     fail(metric, what_of(e));
   } catch (const std::exception& e) {
