@@ -31,6 +31,7 @@
 #include <neurobench/metrics/description.hpp>
 #include <neurobench/metrics/keys.hpp>
 #include <neurobench/metrics/metric.hpp>
+#include <neurobench/metrics/platform.hpp>
 #include <neurobench/metrics/timing.hpp>
 #include <neurobench/model/hooks.hpp>
 #include <neurobench/model/model.hpp>

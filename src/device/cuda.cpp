@@ -61,4 +61,13 @@ std::optional<GpuInfo> cuda_device_info(int index) {
   return g;
 }
 
+std::string cuda_pci_bus_id(int index) {
+  char id[32] = {};  // "0000:3B:00.0" and its NUL; CUDA asks for at least 13 bytes
+  if (cudaDeviceGetPCIBusId(id, static_cast<int>(sizeof id), index) != cudaSuccess) {
+    (void)cudaGetLastError();  // leave no sticky error for LibTorch's next check
+    return {};
+  }
+  return id;
+}
+
 }  // namespace neurobench::detail

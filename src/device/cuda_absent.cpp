@@ -12,4 +12,6 @@ void reset_cuda_peak_memory(int /*index*/) {}
 
 std::optional<GpuInfo> cuda_device_info(int /*index*/) { return std::nullopt; }
 
+std::string cuda_pci_bus_id(int /*index*/) { return {}; }
+
 }  // namespace neurobench::detail

@@ -6,6 +6,7 @@
 
 #include <neurobench/metrics/builtin.hpp>
 #include <neurobench/metrics/metric.hpp>
+#include <neurobench/metrics/platform.hpp>
 #include <neurobench/registry.hpp>
 
 namespace neurobench {
@@ -75,6 +76,10 @@ Registry<TimingMetric, MetricDescription>& timing_metrics() {
     add_builtin<InferenceTime>(r, "timing");
     add_builtin<Throughput>(r, "timing");
     add_builtin<StartupTime>(r, "timing");
+    add_builtin<Energy>(r, "timing");
+    add_builtin<Utilisation>(r, "timing");
+    add_builtin<Clock>(r, "timing");
+    add_builtin<Temperature>(r, "timing");
     return r;
   }();
   detail::check_registration_errors();

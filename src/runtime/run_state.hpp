@@ -8,9 +8,11 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <neurobench/benchmark.hpp>
+#include <neurobench/metrics/timing.hpp>
 #include <neurobench/stop.hpp>
 
 namespace neurobench::detail {
@@ -133,8 +135,16 @@ void timing_pass(const PassInput& in, const std::vector<std::unique_ptr<TimingMe
                  const TimingOptions& options, RunState& state);
 /// The timing pass's measurements, on this process's shard of the timing batches; warnings
 /// about them go to `results`. `startup`: load the model again for StartupTime.
-[[nodiscard]] Timings measure_timings(const PassInput& in, const TimingOptions& options,
-                                      bool startup, Results& results);
+[[nodiscard]] Timings measure_timings(
+    const PassInput& in, const TimingOptions& options, bool startup, Results& results,
+    const std::vector<std::pair<std::string, PlatformSampling>>& platform = {});
+/// What the timing metrics of `metrics` ask the platform sampler for (platform_sampling()), by
+/// metric name.
+[[nodiscard]] std::vector<std::pair<std::string, PlatformSampling>> platform_requests(
+    const std::vector<std::unique_ptr<TimingMetric>>& metrics);
+/// `_run.platform` (each platform metric's records) and a warning for each source a metric that
+/// has a value could not read.
+void record_platform(const Timings& t, RunState& state);
 /// `_run.timing`: the settings asked for, the runs made and whether max_time cut them short.
 void record_timing(const TimingOptions& options, bool startup, const Timings& t,
                    Results& results);

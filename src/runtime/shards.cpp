@@ -146,7 +146,8 @@ Json timings_to_json(const Timings& t) {
           {"clock_resolution_s", t.clock_resolution_s},
           {"startup", std::move(startup)},
           {"startup_error", t.startup_error},
-          {"startup_max_time_reached", t.startup_max_time_reached}};
+          {"startup_max_time_reached", t.startup_max_time_reached},
+          {"platform", t.platform}};
 }
 
 Timings timings_from_json(const Json& j) {
@@ -163,6 +164,7 @@ Timings timings_from_json(const Json& j) {
   for (const Json& s : j["startup"]) t.startup.push_back({s[0].get<double>(), s[1].get<double>()});
   t.startup_error = j["startup_error"].get<std::string>();
   t.startup_max_time_reached = j["startup_max_time_reached"].get<bool>();
+  t.platform = j.value("platform", Json::object());
   return t;
 }
 
@@ -174,6 +176,7 @@ Timings merge_timings(const std::vector<Timings>& all) {
   merged.startup.clear();
   merged.warmup_runs = 0;
   merged.startup_error.clear();
+  merged.platform = Json::object();
   double rate = 0;
   int64_t samples = 0;
   for (const Timings& t : all) {
@@ -184,6 +187,10 @@ Timings merge_timings(const std::vector<Timings>& all) {
     merged.startup_max_time_reached = merged.startup_max_time_reached || t.startup_max_time_reached;
     merged.clock_resolution_s = std::max(merged.clock_resolution_s, t.clock_resolution_s);
     if (merged.startup_error.empty()) merged.startup_error = t.startup_error;
+    // The platform sampler's records: every rank's, in rank order (the metrics merge them).
+    for (const auto& [metric, records] : t.platform.items()) {
+      for (const Json& r : records) merged.platform[metric].push_back(r);
+    }
     int64_t rank_samples = 0;
     for (const auto& r : t.runs) rank_samples += r.samples;
     samples += rank_samples;
@@ -300,7 +307,7 @@ void sharded_timing_pass(const PassInput& in,
   Json values = Json::object();
   try {
     Results local;
-    const Timings t = measure_timings(in, options, startup, local);
+    const Timings t = measure_timings(in, options, startup, local, platform_requests(metrics));
     for (const auto& w : local.warnings) state.warn_once(fmt::format("rank {}: {}", in.shard, w));
     mine_timings = timings_to_json(t);
     for (const auto& m : metrics) {
@@ -334,6 +341,7 @@ void sharded_timing_pass(const PassInput& in,
     const std::string name = m->name();
     state.guard(name, [&] { state.results.values[name] = m->compute(merged); });
   }
+  record_platform(merged, state);
   Json& d = distributed_record(state.results, group, all);
   for (std::size_t r = 0; r < all.size(); ++r) d["ranks"][r]["timing"] = all[r]["values"];
 }

@@ -7,6 +7,8 @@
 #include <neurobench/device.hpp>
 #include <neurobench/metrics/timing.hpp>
 
+#include "device/cuda.hpp"
+#include "metrics/platform_sampler.hpp"
 #include "runtime/run_state.hpp"
 
 namespace neurobench::detail {
@@ -29,8 +31,8 @@ int64_t timing_batch_size(const PassInput& in, const TimingOptions& o, Results& 
 }
 
 // Warm-up runs, then the timed runs (a given number, or as many as fit in min_time_s).
-void timed_runs(const PassInput& in, const DataLoader& batches, const TimingOptions& o,
-                Timings& t) {
+void timed_runs(const PassInput& in, const DataLoader& batches, const TimingOptions& o, Timings& t,
+                PlatformSampler* sampler) {
   // A sharded run's ranks each cycle through their own shard of the full batches (all of them
   // when there are fewer full batches than ranks).
   const auto full_batches = static_cast<std::size_t>(in.loader.dataset().size() / t.batch_size);
@@ -77,6 +79,8 @@ void timed_runs(const PassInput& in, const DataLoader& batches, const TimingOpti
     });
     (void)run_once();
   }
+  // The platform sampler's thread reads its sources while the timed runs, and only they, run.
+  if (sampler != nullptr) sampler->start();
   const auto start = Clock::now();
   for (;;) {
     const auto done = static_cast<int64_t>(t.runs.size());
@@ -98,6 +102,24 @@ void timed_runs(const PassInput& in, const DataLoader& batches, const TimingOpti
     t.runs.push_back(run_once());
   }
   t.wall_s = seconds_between(start, Clock::now());
+  if (sampler != nullptr) {
+    int64_t samples = 0;
+    for (const auto& r : t.runs) samples += r.samples;
+    const Json records = sampler->stop(samples, static_cast<int64_t>(t.runs.size()));
+    for (const auto& [metric, record] : records.items()) {
+      t.platform[metric] = Json::array({record});
+    }
+  }
+}
+
+// The run's device, when it is a CUDA GPU, for the sampler's NVML readings.
+PlatformGpuTarget platform_gpu(const c10::Device& device) {
+  PlatformGpuTarget gpu;
+  if (!device.is_cuda()) return gpu;
+  gpu.use = true;
+  gpu.index = device.has_index() ? device.index() : 0;
+  gpu.pci_bus_id = cuda_pci_bus_id(gpu.index);
+  return gpu;
 }
 
 // Fresh loads of the model file, each with its first inference on the first timing batch.
@@ -175,15 +197,19 @@ void warn_if_cut_short(const TimingOptions& o, bool startup, const Timings& t, R
 
 }  // namespace
 
-Timings measure_timings(const PassInput& in, const TimingOptions& o, bool startup,
-                        Results& results) {
+Timings measure_timings(const PassInput& in, const TimingOptions& o, bool startup, Results& results,
+                        const std::vector<std::pair<std::string, PlatformSampling>>& platform) {
   Timings t;
   t.batch_size = timing_batch_size(in, o, results);
   t.clock_resolution_s = monotonic_clock_resolution();
   LoaderOptions timing_options;
   timing_options.batch_size = t.batch_size;
   const DataLoader batches(in.loader.shared_dataset(), timing_options);
-  timed_runs(in, batches, o, t);
+  std::unique_ptr<PlatformSampler> sampler;
+  if (!platform.empty()) {
+    sampler = std::make_unique<PlatformSampler>(platform, platform_gpu(in.device));
+  }
+  timed_runs(in, batches, o, t, sampler.get());
   if (startup) startup_runs(in, batches, o, t);
   int64_t below = 0;
   for (const auto& r : t.runs) below += r.forward_s < t.clock_resolution_s ? 1 : 0;
@@ -203,15 +229,44 @@ bool needs_startup_runs(const std::vector<std::unique_ptr<TimingMetric>>& metric
   return startup;
 }
 
+std::vector<std::pair<std::string, PlatformSampling>> platform_requests(
+    const std::vector<std::unique_ptr<TimingMetric>>& metrics) {
+  std::vector<std::pair<std::string, PlatformSampling>> out;
+  for (const auto& m : metrics) {
+    if (const PlatformSampling* p = m->platform_sampling()) out.emplace_back(m->name(), *p);
+  }
+  return out;
+}
+
 void timing_pass(const PassInput& in, const std::vector<std::unique_ptr<TimingMetric>>& metrics,
                  const TimingOptions& options, RunState& state) {
   if (metrics.empty()) return;
   const bool startup = needs_startup_runs(metrics);
-  const Timings t = measure_timings(in, options, startup, state.results);
+  const Timings t =
+      measure_timings(in, options, startup, state.results, platform_requests(metrics));
   record_timing(options, startup, t, state.results);
   for (const auto& m : metrics) {
     const std::string name = m->name();
     state.guard(name, [&] { state.results.values[name] = m->compute(t); });
+  }
+  record_platform(t, state);
+}
+
+void record_platform(const Timings& t, RunState& state) {
+  if (t.platform.empty()) return;
+  state.results.run["platform"] = t.platform;
+  // A metric with a value that lacks a source says which and why; one with none was recorded
+  // as unavailable with every reason.
+  for (const auto& [metric, records] : t.platform.items()) {
+    const Json& values = state.results.values;
+    if (!values.contains(metric) || values[metric].is_null()) continue;
+    for (const Json& r : records) {
+      if (!r.contains("unavailable")) continue;
+      for (const auto& [source, reason] : r.at("unavailable").items()) {
+        state.warn_once(
+            fmt::format("{}: {} unavailable: {}", metric, source, reason.get<std::string>()));
+      }
+    }
   }
 }
 

@@ -199,6 +199,7 @@ class AccumulatedMetric : public WorkloadMetric {
 };
 
 struct Timings;
+struct PlatformSampling;
 
 /// A metric computed from Benchmark's timing pass rather than per batch (Latency, Throughput).
 ///
@@ -212,6 +213,10 @@ class TimingMetric {
   [[nodiscard]] virtual Json compute(const Timings& timings) const = 0;
   /// True when the timing pass must load the model file afresh (StartupTime).
   [[nodiscard]] virtual bool needs_startup_runs() const { return false; }
+  /// What the timing pass's platform sampler should read for this metric during the timed runs
+  /// (Energy, Utilisation, Clock, Temperature), or nullptr for none: the pass then puts what it
+  /// read in `Timings::platform` under the metric's name.
+  [[nodiscard]] virtual const PlatformSampling* platform_sampling() const { return nullptr; }
   /// The metric's name in results (its class name unless overridden).
   [[nodiscard]] virtual std::string name() const;
 };

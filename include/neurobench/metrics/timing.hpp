@@ -71,6 +71,31 @@ struct Timings {
   std::vector<StartupRun> startup;        ///< Fresh loads, when a metric asked for them.
   std::string startup_error;              ///< Why `startup` is empty, when it is.
   bool startup_max_time_reached = false;  ///< `max_time_s` stopped the fresh loads.
+  /// What the platform sampler read during the timed runs, by metric name (the metrics whose
+  /// platform_sampling() asked): an array of one record per process (a sharded run's ranks in
+  /// rank order). A record is the sampler's own (docs/deployment-metrics.md, "The platform
+  /// sampler"); the platform metrics turn it into their values.
+  Json platform = Json::object();
+};
+
+/// What a timing metric asks the timing pass's platform sampler to read (see
+/// TimingMetric::platform_sampling()). One background thread reads every source the run's
+/// metrics ask for, once when the timed runs start, every `interval_ms` during them (the
+/// shortest interval asked for), and once when they end. Sources are files under `sysroot`
+/// (`sys/class/powercap`, `sys/devices/system/cpu`, `sys/class/thermal`, `sys/class/hwmon`,
+/// `proc/stat`, `proc/cpuinfo`) and, when the run's device is a CUDA GPU, NVIDIA's management
+/// library loaded at run time from `nvml_library`.
+struct PlatformSampling {
+  static constexpr double kMinIntervalMs = 1;      ///< Shortest sampling interval.
+  static constexpr double kMaxIntervalMs = 60000;  ///< Longest sampling interval.
+
+  bool energy = false;       ///< RAPL package energy counters; the GPU's energy.
+  bool utilisation = false;  ///< The process's CPU time and the machine's; the GPU's utilisation.
+  bool clock = false;        ///< The CPUs' clock (cpufreq, else /proc/cpuinfo); the GPU's SM clock.
+  bool temperature = false;  ///< Thermal zones and hwmon sensors; the GPU's temperature.
+  std::string sysroot = "/";  ///< Prefix of `/sys` and `/proc` (tests read fake trees).
+  double interval_ms = 100;   ///< Time between samples: 10 Hz.
+  std::string nvml_library = "libnvidia-ml.so.1";  ///< NVML, for a run on a CUDA GPU.
 };
 
 /// Summary statistics of a sample of durations or rates.
