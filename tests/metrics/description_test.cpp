@@ -154,12 +154,16 @@ TEST_CASE("every built-in metric has a unit and a direction where one makes sens
   const std::vector<std::string> unitless = {"R2"};
   // Keys with no unit: a 0/1 flag.
   const std::vector<std::string> unitless_keys = {"peak_since_process_start"};
+  // What the hardware did is neither better nor worse when higher: a clock, a utilisation.
+  const std::vector<std::string> directionless = {"Utilisation", "Clock"};
   std::size_t builtins = 0;
   for (const auto* m : neurobench::all_metrics()) {
     if (m->source != "built-in") continue;
     ++builtins;
     INFO(m->name);
-    CHECK(m->value.better != Better::None);
+    const bool has_direction =
+        std::find(directionless.begin(), directionless.end(), m->name) == directionless.end();
+    CHECK((m->value.better != Better::None) == has_direction);
     const bool has_unit = std::find(unitless.begin(), unitless.end(), m->name) == unitless.end();
     CHECK(m->value.unit.empty() != has_unit);
     for (const auto& [key, value] : m->keys) {
@@ -169,7 +173,7 @@ TEST_CASE("every built-in metric has a unit and a direction where one makes sens
       CHECK(value.unit.empty() != key_has_unit);
     }
   }
-  CHECK(builtins == 20);  // CocoMap the 20th
+  CHECK(builtins == 24);  // Energy, Utilisation, Clock, Temperature the 21st to 24th
   CHECK(neurobench::find_metric("MSE")->value.unit == "squared target units");
   CHECK(neurobench::find_metric("Throughput")->value.unit == "samples/s");
   CHECK(neurobench::find_metric("Throughput")->value.better == Better::Higher);
