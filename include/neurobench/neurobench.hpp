@@ -39,6 +39,7 @@
 #include <neurobench/plugins.hpp>
 #include <neurobench/prepared_run.hpp>
 #include <neurobench/processors/audio.hpp>
+#include <neurobench/processors/detection.hpp>
 #include <neurobench/processors/encoders.hpp>
 #include <neurobench/processors/processors.hpp>
 #include <neurobench/registry.hpp>

@@ -5,6 +5,7 @@
 
 #include <neurobench/errors.hpp>
 #include <neurobench/processors/audio.hpp>
+#include <neurobench/processors/detection.hpp>
 #include <neurobench/processors/encoders.hpp>
 
 #include <typeinfo>
@@ -135,6 +136,7 @@ Registry<PostProcessor>& post_processors() {
     add_builtin<Argmax>(r,
                         "scores (batch, classes) -> class with the largest score: argmax over "
                         "the last dimension, then squeeze");
+    add_described<BoxNms>(r);
     return r;
   }();
   detail::check_registration_errors();
