@@ -21,7 +21,7 @@ detections are then listed by score, high first (the cases have no tied scores),
 
 It checks that box_nms_reference.decode gives the same rows, every number equal, on the cases of
 check_box_nms.py with torchvision_offsets true (metavision has no other mode). Result when run
-on 2026-11-27 against tkyen1110/metavision_sdk_4.2.1 (HEAD of the mirror) with torch 1.13.1 and
+on 2026-11-27 against tkyen1110/metavision_sdk_4.2.1@43d1db5 with torch 1.13 and
 torchvision 0.14.1 (Debian): every case equal.
 """
 import importlib.util
