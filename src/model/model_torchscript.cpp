@@ -232,6 +232,26 @@ struct TorchScriptModel::Impl {
     }
   }
 
+  // A sequential data set's recording starts (NeuroBenchModel::reset_slots).
+  void reset_slots(const torch::Tensor& mask) {
+    c10::InferenceMode guard;
+    torch::jit::Module& m = active();
+    const auto method = m.find_method("reset_slots");
+    if (!method) return;
+    try {
+      (*method)({mask.to(device)});
+    } catch (const c10::Error& e) {
+      rethrow_hook_exception();
+      throw InputError(fmt::format("{}: reset_slots(mask) failed on a mask of shape {}: {}",
+                                   description, shape_string(mask),
+                                   last_line(e.what_without_backtrace())));
+    } catch (const std::exception& e) {
+      rethrow_hook_exception();
+      throw InputError(fmt::format("{}: reset_slots(mask) failed on a mask of shape {}: {}",
+                                   description, shape_string(mask), last_line(e.what())));
+    }
+  }
+
   torch::Tensor forward(const torch::Tensor& batch) {
     c10::InferenceMode guard;
     torch::jit::Module& m = active();
@@ -377,6 +397,8 @@ std::vector<ModuleInfo> TorchScriptModel::modules() const { return impl_->module
 std::string TorchScriptModel::describe() const { return impl_->description; }
 
 void TorchScriptModel::begin_batch() {}
+
+void TorchScriptModel::reset_slots(const torch::Tensor& mask) { impl_->reset_slots(mask); }
 
 std::optional<std::filesystem::path> TorchScriptModel::source_file() const { return impl_->file; }
 

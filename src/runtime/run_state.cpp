@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "util/non_finite.hpp"
+#include "util/text.hpp"
 
 namespace neurobench::detail {
 
@@ -86,6 +87,25 @@ Batch to_device(Batch batch, const c10::Device& device, std::size_t b) {
         fmt::format("moving batch {} to {} failed: {}", b, device_text(device), what_of(e)));
   }
   return batch;
+}
+
+void ready_model_for_batch(NeuroBenchModel& model, const Batch& batch, bool first, std::size_t b) {
+  model.begin_batch();
+  const auto found = batch.extras.find("starts_recording");
+  if (found == batch.extras.end()) return;
+  const torch::Tensor& starts = found->second;
+  const int64_t slots = batch.data.defined() && batch.data.dim() > 0 ? batch.data.size(0) : -1;
+  if (!starts.defined() || starts.scalar_type() != torch::kBool || starts.dim() != 1 ||
+      (slots >= 0 && starts.size(0) != slots)) {
+    throw InputError(fmt::format(
+        "batch {}: extras['starts_recording'] must be a bool tensor of shape [{}] (one per "
+        "slot), got {}",
+        b, slots,
+        starts.defined()
+            ? fmt::format("{} {}", c10::toString(starts.scalar_type()), shape_string(starts))
+            : std::string("an undefined tensor")));
+  }
+  model.reset_slots(first ? torch::ones_like(starts) : starts);
 }
 
 Batch pre_process(std::vector<std::unique_ptr<PreProcessor>>& pre, Batch batch, std::size_t b) {

@@ -123,6 +123,14 @@ struct PassInput {
 /// them before pre-processing. Throws InputError naming the batch when they cannot go there.
 [[nodiscard]] Batch to_device(Batch batch, const c10::Device& device, std::size_t b);
 
+/// Readies the model for batch `b` before its forward (both passes call this, and nothing
+/// else between it and the forward): begin_batch(), then, when the batch has the extra
+/// `starts_recording` (a sequential data set's, include/neurobench/data/sequential.hpp),
+/// reset_slots() with it, or with every slot set when `first` (the first batch of a pass, of a
+/// rank's shard, or of a cycle through the timing batches: no state may come from elsewhere).
+/// Throws InputError naming batch `b` when the extra is not bool `(batch)`.
+void ready_model_for_batch(NeuroBenchModel& model, const Batch& batch, bool first, std::size_t b);
+
 /// Static metrics on the model as it is before the first batch.
 void static_pass(const PassInput& in, const std::vector<std::unique_ptr<StaticMetric>>& metrics,
                  RunState& state);

@@ -49,7 +49,7 @@ void timed_runs(const PassInput& in, const DataLoader& batches, const TimingOpti
     run.samples = batch.size();
     const auto t0 = Clock::now();
     batch = pre_process(in.pre, to_device(std::move(batch), device, b), b);
-    in.model.begin_batch();
+    ready_model_for_batch(in.model, batch, b == range.first, b);
     synchronize(device);
     const auto t1 = Clock::now();
     torch::Tensor preds = in.model.forward(batch.data);
@@ -158,7 +158,7 @@ void startup_runs(const PassInput& in, const DataLoader& batches, const TimingOp
         t.startup.clear();
         return;
       }
-      fresh->begin_batch();
+      ready_model_for_batch(*fresh, first, true, first_batch);
       (void)fresh->forward(first.data);
       synchronize(in.device);
       t.startup.push_back({seconds_between(t0, t1), seconds_between(t1, Clock::now())});

@@ -14,17 +14,18 @@ namespace neurobench::detail {
 namespace {
 
 // One batch: pre-processed, inferred with the probe's hooks, post-processed, and given to
-// each metric that has not failed. Returns the batch's size before pre-processing.
+// each metric that has not failed; `first`: the pass's first batch (ready_model_for_batch).
+// Returns the batch's size before pre-processing.
 int64_t run_batch(const PassInput& in, const std::vector<WorkloadMetric*>& metrics,
                   const std::map<const WorkloadMetric*, std::string>& names, std::size_t b,
-                  const RunOptions& options, RunState& state) {
+                  bool first, const RunOptions& options, RunState& state) {
   Batch batch = in.loader.batch(b);
   const int64_t batch_size = batch.size();  // before pre-processing, as the reference
   const double weight =
       static_cast<double>(batch_size) / static_cast<double>(in.loader.dataset().size());
   batch = pre_process(in.pre, to_device(std::move(batch), in.device, b), b);
   for (WorkloadMetric* m : metrics) m->begin_batch();
-  in.model.begin_batch();
+  ready_model_for_batch(in.model, batch, first, b);
   const torch::Tensor preds = post_process(in.post, in.model.forward(batch.data), b);
   const WorkloadInput input{in.model, preds, batch};
   for (WorkloadMetric* m : metrics) {
@@ -69,7 +70,7 @@ void workload_pass(const PassInput& in, const std::vector<std::unique_ptr<Worklo
         return fmt::format("during the workload pass, after {} of {} batches", b - range.first,
                            range.size());
       });
-      state.results.samples += run_batch(in, active, names, b, options, state);
+      state.results.samples += run_batch(in, active, names, b, b == range.first, options, state);
       ++state.results.batches;
       progress.update(b - range.first + 1);
     }

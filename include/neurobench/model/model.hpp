@@ -42,6 +42,16 @@ class NeuroBenchModel {
   /// Called by Benchmark before each batch; step-wise models reset their state here.
   virtual void begin_batch() {}
 
+  /// Called by Benchmark after begin_batch() when the batch has the extra `starts_recording`
+  /// (a sequential data set's, such as `gen4-detection`'s): `mask`, bool `(batch)`, marks the
+  /// slots where a new recording starts, whose recurrent state must be reset before the
+  /// forward. Every slot is marked at the first batch of the workload pass, of a sharded run's
+  /// shard, and of each cycle of the timing pass through its batches, so that no state carries
+  /// over from another pass or rank. The default does nothing; TorchScriptModel calls the
+  /// module's method `reset_slots(Tensor mask)` when it has one (docs/cli.md, "Recurrent state
+  /// across batches").
+  virtual void reset_slots(const torch::Tensor& mask) { (void)mask; }
+
   /// Moves the model to `device` (parameters, buffers and every other tensor it holds), as
   /// Benchmark::run does before the workload pass when RunOptions::device is not the CPU. The
   /// default does nothing for the CPU and throws UsageError naming the model for any other
@@ -134,6 +144,10 @@ class TorchScriptModel final : public NeuroBenchModel {
   [[nodiscard]] std::vector<ModuleInfo> modules() const override;
   [[nodiscard]] std::string describe() const override;
   void begin_batch() override;
+  /// Calls the module's `reset_slots(Tensor mask)` method, when it has one, with `mask` on
+  /// the model's device, under inference mode, on the module forward() runs (the instrumented
+  /// clone while hooks are registered). InputError naming the model when it fails.
+  void reset_slots(const torch::Tensor& mask) override;
   [[nodiscard]] std::optional<std::filesystem::path> source_file() const override;
   [[nodiscard]] std::optional<std::string> source_sha256() const override;
   /// A fresh copy of the file, loaded onto the device the model is on now.
