@@ -88,6 +88,7 @@ LayerProbe::LayerProbe(NeuroBenchModel& model, const LayerSetup& setup,
                        std::vector<WorkloadMetric*> metrics, FailureSink on_failure)
     : model_(model), on_failure_(std::move(on_failure)) {
   std::vector<std::string> operators;  // asked for by any metric, each once
+  std::vector<std::string> output_operators;  // the same, hooked after they run
   for (WorkloadMetric* m : metrics) {
     if (has(m->observes(), LayerEvents::kActivations)) activation_metrics_.push_back(m);
     if (has(m->observes(), LayerEvents::kConnections)) connection_metrics_.push_back(m);
@@ -107,8 +108,27 @@ LayerProbe::LayerProbe(NeuroBenchModel& model, const LayerSetup& setup,
       }
       if (!ops.empty()) operator_metrics_.emplace_back(m, std::move(ops));
     }
+    if (has(m->observes(), LayerEvents::kOperatorOutputs)) {
+      std::vector<std::string> ops = m->observed_operators();
+      const auto bad = std::find_if(ops.begin(), ops.end(), [](const std::string& op) {
+        return op.find("::") == std::string::npos;
+      });
+      if (bad != ops.end()) {
+        fail(*m, fmt::format("observed_operators(): '{}' is not a qualified operator name like "
+                             "'aten::matmul'",
+                             *bad));
+        continue;
+      }
+      for (const auto& op : ops) {
+        if (!contains(output_operators, op)) output_operators.push_back(op);
+      }
+      if (!ops.empty()) operator_output_metrics_.emplace_back(m, std::move(ops));
+    }
   }
-  if (activation_metrics_.empty() && connection_metrics_.empty() && operators.empty()) return;
+  if (activation_metrics_.empty() && connection_metrics_.empty() && operators.empty() &&
+      output_operators.empty()) {
+    return;
+  }
 
   const bool inlined = model.is_inlined();
   const std::vector<ModuleInfo> modules = model.modules();
@@ -148,6 +168,11 @@ LayerProbe::LayerProbe(NeuroBenchModel& model, const LayerSetup& setup,
     OperatorSelector where{std::move(operators), {}, /*after=*/false};
     handles_.push_back(model.register_operator_hook(
         where, [this](const OperatorCall& call) { dispatch_operator(call); }));
+  }
+  if (!output_operators.empty()) {
+    OperatorSelector where{std::move(output_operators), {}, /*after=*/true};
+    handles_.push_back(model.register_operator_hook(
+        where, [this](const OperatorCall& call) { dispatch_operator_output(call); }));
   }
 }
 
@@ -287,7 +312,17 @@ void LayerProbe::dispatch_connection(const ConnectionCall& call) {
 }
 
 void LayerProbe::dispatch_operator(const OperatorCall& call) {
-  for (auto& [m, ops] : operator_metrics_) {
+  dispatch_operator_to(operator_metrics_, call);
+}
+
+void LayerProbe::dispatch_operator_output(const OperatorCall& call) {
+  dispatch_operator_to(operator_output_metrics_, call);
+}
+
+void LayerProbe::dispatch_operator_to(
+    const std::vector<std::pair<WorkloadMetric*, std::vector<std::string>>>& metrics,
+    const OperatorCall& call) {
+  for (const auto& [m, ops] : metrics) {
     if (!contains(ops, call.op)) continue;
     if (std::find(failed_.begin(), failed_.end(), m) != failed_.end()) continue;
     try {

@@ -32,6 +32,10 @@ class LayerProbe {
   void dispatch_activation(const ActivationCall& call);
   void dispatch_connection(const ConnectionCall& call);
   void dispatch_operator(const OperatorCall& call);
+  void dispatch_operator_output(const OperatorCall& call);
+  void dispatch_operator_to(
+      const std::vector<std::pair<WorkloadMetric*, std::vector<std::string>>>& metrics,
+      const OperatorCall& call);
   void fail(WorkloadMetric& metric, const std::string& message);
 
   NeuroBenchModel& model_;
@@ -39,6 +43,8 @@ class LayerProbe {
   std::vector<WorkloadMetric*> connection_metrics_;
   // Metrics observing kOperators, each with the operators it asked for.
   std::vector<std::pair<WorkloadMetric*, std::vector<std::string>>> operator_metrics_;
+  // Metrics observing kOperatorOutputs, likewise; their operators are hooked after they run.
+  std::vector<std::pair<WorkloadMetric*, std::vector<std::string>>> operator_output_metrics_;
   std::vector<WorkloadMetric*> failed_;
   FailureSink on_failure_;
   std::vector<HookHandle> handles_;

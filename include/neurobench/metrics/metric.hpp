@@ -31,10 +31,12 @@ struct WorkloadInput {
 /// Which layer events a metric wants (bit flags).
 enum class LayerEvents : unsigned {
   kNone = 0,
-  kActivations = 1,  ///< Every call of an activation layer (its output; `mem` of neurons).
-  kConnections = 2,  ///< Every call of a connection layer's operator (inputs and weights).
-  kOperators = 4,    ///< Every call, anywhere in the model, of the operators named by
-                     ///< `WorkloadMetric::observed_operators()` (before it runs).
+  kActivations = 1,      ///< Every call of an activation layer (its output; `mem` of neurons).
+  kConnections = 2,      ///< Every call of a connection layer's operator (inputs and weights).
+  kOperators = 4,        ///< Every call, anywhere in the model, of the operators named by
+                         ///< `WorkloadMetric::observed_operators()` (before it runs).
+  kOperatorOutputs = 8,  ///< The same operators after they run: `on_operator` sees the output
+                         ///< and no arguments (with kOperators too, each call comes twice).
 };
 /// Combines two sets of layer events.
 constexpr LayerEvents operator|(LayerEvents a, LayerEvents b) {
@@ -141,7 +143,8 @@ class WorkloadMetric {
   /// `call.args` are its arguments in schema order, `call.output` is null. `call.site` is the
   /// path of the module whose code holds the call (empty for the root), or `aten::mm#0` in a
   /// frozen model. Each call site is delivered once per call, whatever the class of its module,
-  /// independently of the kConnections events.
+  /// independently of the kConnections events. When observing kOperatorOutputs, the same calls
+  /// also arrive after the operator ran: `call.output` its first result, `call.args` empty.
   virtual void on_operator(const OperatorCall& /*call*/) {}
 
   /// Sharded runs (docs/distributed.md): true when export_state() and merge_state() are
