@@ -62,6 +62,8 @@ Registry<WorkloadMetric, MetricDescription>& workload_metrics() {
     add_builtin<NeuronOperations>(r, "workload");
     add_builtin<PeakMemory>(r, "workload");
     add_builtin<CocoMap>(r, "workload");
+    add_builtin<EnergyEstimate>(r, "workload");
+    add_builtin<MemoryEstimate>(r, "workload");
     return r;
   }();
   detail::check_registration_errors();

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <neurobench/export.hpp>
@@ -233,6 +234,104 @@ class NeuronOperations final : public AccumulatedMetric {
   CountSum effective_;  // membrane updates times their cost, whole numbers of operations
   double dense_ = 0;
   int64_t samples_ = 0;
+};
+
+/// Energy per sample estimated from the operations the run counted: effective MACs and ACs
+/// (as SynapticOperations counts them), effective neuron operations (NeuronOperations) and,
+/// with option `memory`, one memory access per weight read, activation written or read and
+/// membrane potential read or written, each times the energy a published table gives per
+/// operation (default: Horowitz, ISSCC 2014, 45 nm, 32-bit float). An estimate in J and mWh per
+/// sample, split by kind of operation; see docs/deployment-metrics.md#energy-estimate.
+///
+/// Options: `table` (kEnergyTables' names, default `horowitz45_fp32`), `memory` (`none`,
+/// `sram`, `dram`; default `none`), `pj` (an object replacing the table's entries `mac`, `ac`,
+/// `neuron_op`, `sram`, `dram`, in picojoules). UsageError for an unknown table or entry.
+class EnergyEstimate final : public AccumulatedMetric {
+ public:
+  /// Energy per operation in picojoules.
+  struct Costs {
+    double mac_pj = 0;        ///< One multiply-accumulate.
+    double ac_pj = 0;         ///< One accumulate (an add).
+    double neuron_op_pj = 0;  ///< One neuron operation (NeuronOperations' unit).
+    double sram_pj = 0;       ///< One access of one element in on-chip SRAM.
+    double dram_pj = 0;       ///< One access of one element in DRAM.
+  };
+  /// Which memory the modelled accesses go to.
+  enum class Memory { None, Sram, Dram };
+  /// The energies of a named table; UsageError naming the known tables for another name.
+  [[nodiscard]] static Costs table(std::string_view name);
+  /// What the metric reports: unit, direction, keys and options (see MetricDescription).
+  [[nodiscard]] static MetricDescription describe();
+  /// With the default options.
+  EnergyEstimate();
+  /// With options `{"table", "memory", "pj"}` (any may be left out).
+  explicit EnergyEstimate(const Json& options);
+  ~EnergyEstimate() override;
+  void reset() override;
+  void update(const WorkloadInput& input) override;
+  [[nodiscard]] Json compute() const override;
+  [[nodiscard]] bool mergeable() const override { return true; }
+  [[nodiscard]] Json export_state() const override;
+  void merge_state(const Json& state) override;
+  [[nodiscard]] LayerEvents observes() const override {
+    return LayerEvents::kActivations | LayerEvents::kConnections;
+  }
+  void begin_batch() override;
+  void on_activation(const ActivationCall& call) override;
+  void on_connection(const ConnectionCall& call) override;
+
+ private:
+  struct Counts {  // per sample
+    double macs = 0, acs = 0, neuron_ops = 0;
+    double weight_words = 0, activation_words = 0, state_words = 0;
+  };
+  [[nodiscard]] Counts counts() const;
+  Costs costs_;
+  Memory memory_ = Memory::None;
+  SynapticOperations synaptic_;
+  NeuronOperations neurons_;
+  MembraneUpdates membrane_;
+  int64_t activation_elements_ = 0;
+  CountSum activation_nonzeros_;
+  int64_t samples_ = 0;
+};
+
+/// What a microcontroller deployment of the model would need, in KB (1024 bytes): flash for
+/// the parameters and buffers at the stored precision, and RAM for the peak of the tensors
+/// alive at once along the execution order of the operators, plus the spiking layers'
+/// membrane potentials, per sample. Computed from the first batch of the workload pass (the
+/// shapes are only known once the model runs): `{"Flash_KB", "RAM_KB", "RAM_Activations_KB",
+/// "RAM_State_KB"}`. Option `precision`: `float32` (default; 4 bytes per element) or `int8`
+/// (1 byte per weight and activation, 4 per bias and membrane potential). What it models and
+/// what not: docs/deployment-metrics.md#memoryestimate.
+class MemoryEstimate final : public AccumulatedMetric {
+ public:
+  /// What the metric reports: unit, direction, keys and options (see MetricDescription).
+  [[nodiscard]] static MetricDescription describe();
+  /// With the default options.
+  MemoryEstimate();
+  /// With options `{"precision": "float32" | "int8"}`; UsageError for another precision.
+  explicit MemoryEstimate(const Json& options);
+  ~MemoryEstimate() override;
+  void reset() override;
+  void update(const WorkloadInput& input) override;
+  [[nodiscard]] Json compute() const override;
+  [[nodiscard]] bool mergeable() const override { return true; }
+  [[nodiscard]] Json export_state() const override;
+  void merge_state(const Json& state) override;
+  [[nodiscard]] LayerEvents observes() const override {
+    return LayerEvents::kActivations | LayerEvents::kOperators | LayerEvents::kOperatorOutputs;
+  }
+  [[nodiscard]] std::vector<std::string> observed_operators() const override;
+  void begin_batch() override;
+  void on_activation(const ActivationCall& call) override;
+  void on_operator(const OperatorCall& call) override;
+
+ private:
+  struct Trace;
+  std::unique_ptr<Trace> trace_;  // the first batch's tensors, until update()
+  bool int8_ = false;
+  Json value_;  // null until the first batch is done
 };
 
 /// COCO mean average precision of object detections in event-camera recordings, as NeuroBench's

@@ -33,6 +33,8 @@ inline constexpr const char* kThroughput = "Throughput";
 inline constexpr const char* kStartupTime = "StartupTime";
 inline constexpr const char* kPeakMemory = "PeakMemory";
 inline constexpr const char* kCocoMap = "CocoMap";
+inline constexpr const char* kEnergyEstimate = "EnergyEstimate";
+inline constexpr const char* kMemoryEstimate = "MemoryEstimate";
 }  // namespace names
 
 namespace keys {
@@ -46,6 +48,20 @@ inline constexpr const char* kFLOPs = "FLOPs";
 // NeuronOperations
 inline constexpr const char* kEffectiveNeuronOps = "Effective Neuron Ops";
 inline constexpr const char* kNeuronDenseOps = "Neuron Dense Ops";
+// EnergyEstimate: joules per sample by kind of operation, and the total
+inline constexpr const char* kMacsJ = "MACs_J";
+inline constexpr const char* kAcsJ = "ACs_J";
+inline constexpr const char* kNeuronOpsJ = "Neuron_Ops_J";
+inline constexpr const char* kWeightMemoryJ = "Weight_Memory_J";
+inline constexpr const char* kActivationMemoryJ = "Activation_Memory_J";
+inline constexpr const char* kStateMemoryJ = "State_Memory_J";
+inline constexpr const char* kTotalJ = "Total_J";
+inline constexpr const char* kTotalMWh = "Total_mWh";
+// MemoryEstimate: KB (1024 bytes)
+inline constexpr const char* kFlashKB = "Flash_KB";
+inline constexpr const char* kRamKB = "RAM_KB";
+inline constexpr const char* kRamActivationsKB = "RAM_Activations_KB";
+inline constexpr const char* kRamStateKB = "RAM_State_KB";
 // Latency and InferenceTime: `batch_` or `sample_` + statistic + `_ms`
 inline constexpr const char* kBatchSize = "batch_size";
 inline constexpr const char* kRuns = "runs";
