@@ -323,6 +323,7 @@ std::string render_html_report(const std::vector<RunResults>& runs) {
   out += "</p>\n" + metrics_table(runs, flat) + "</section>\n";
   out += detail::sparsity_chart(runs, flat);
   out += detail::operations_chart(runs, flat);
+  out += detail::energy_chart(runs, flat);
   out += detail::latency_chart(runs, flat);
   out += detail::accuracy_chart(runs, flat);
   out +=

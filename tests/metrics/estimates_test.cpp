@@ -15,7 +15,9 @@
 #include <neurobench/data/dataset.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/model/model.hpp>
+#include <neurobench/reporters/html_report.hpp>
 
+#include "reporters/report_support.hpp"
 #include "support.hpp"
 
 using neurobench::Json;
@@ -227,4 +229,22 @@ TEST_CASE("MemoryEstimate refuses an unknown precision and merges the first shar
   a.merge_state(Json{{"value", {{"Flash_KB", 9.0}}}});  // later shards do not replace it
   CHECK(a.compute() == value);
   REQUIRE_THROWS_WITH(a.merge_state(Json::array()), Catch::Contains("MemoryEstimate"));
+}
+
+TEST_CASE("the HTML report stacks EnergyEstimate's split, a dense and a spiking run side by side",
+          "[metrics][estimates][report]") {
+  const auto dense = neurobench::test::run_of("dense", R"({"EnergyEstimate": {"MACs_J": 2.99e-11,
+      "ACs_J": 0, "Neuron_Ops_J": 0, "Total_J": 2.99e-11, "Total_mWh": 8.3e-12}})");
+  const auto spiking = neurobench::test::run_of("spiking", R"({"EnergyEstimate": {"MACs_J": 0,
+      "ACs_J": 5.85e-12, "Neuron_Ops_J": 1.8e-11, "Total_J": 2.385e-11, "Total_mWh": 6.6e-12}})");
+  const std::string html = neurobench::render_html_report({dense, spiking});
+  const std::string chart = neurobench::test::section(html, "chart-energy");
+  // One part for the dense run (MACs), two for the spiking one (ACs, neuron operations); zeros
+  // draw nothing. The totals are below 1 nJ, so the axis is in pJ.
+  CHECK(neurobench::test::count(chart, "<rect class=\"bar\"") == 3);
+  CHECK_THAT(chart, Catch::Contains("data-run=\"spiking\" data-part=\"neuron operations\""));
+  CHECK_THAT(chart, Catch::Contains("pJ per sample (estimate)"));
+  // Reports without the metric have no energy chart.
+  const auto other = neurobench::test::run_of("other", R"({"Footprint": 1})");
+  CHECK_THAT(neurobench::render_html_report({other}), !Catch::Contains("chart-energy"));
 }
