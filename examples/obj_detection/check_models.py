@@ -16,7 +16,11 @@ example_obj_detection_models, label reference):
 - NeuroBench's full-size networks (cin 6, base 16, cout 256) have NeuroBench's published
   footprints (benchmark.py: 91314912 bytes for the ANN, 12133872 for the hybrid) and script.
 
-    /usr/bin/python3 examples/obj_detection/check_models.py
+    /usr/bin/python3 examples/obj_detection/check_models.py [--neurobench-dense]
+
+With --neurobench-dense (minutes on a CPU, needs NeuroBench and snnTorch in
+../shared/third_party): NeuroBench's own SynapticOperations on the full-size backbones gives
+NeuroBench's published Dense counts (284070730752 and 98513107968 per sample).
 """
 import copy
 import os
@@ -110,11 +114,60 @@ def check_full(kind):
     print(f"full {kind}: footprint {footprint} bytes, as NeuroBench's; scripts")
 
 
+DENSE = {"ann": 284070730752, "hybrid": 98513107968}  # NeuroBench's benchmark.py, per sample
+
+
+def check_dense(kind):
+    """NeuroBench's SynapticOperations on the full-size backbone (NeuroBench's __net__) for one
+    sample of 12 bins of 6 x 360 x 640: its Dense count is NeuroBench's published one (it does
+    not depend on the weights or the data). Minutes on a CPU: only with --neurobench-dense."""
+    import contextlib
+    import io
+    root = os.path.dirname(os.path.dirname(HERE))
+    third_party = os.environ.get("NEUROBENCH_THIRD_PARTY") or os.path.join(root, "..", "shared",
+                                                                          "third_party")
+    sys.path[:0] = [os.path.join(third_party, p) for p in ("snntorch", "neurobench")]
+    from neurobench.benchmarks import Benchmark
+    from neurobench.metrics.workload import SynapticOperations
+    from neurobench.models import NeuroBenchModel
+    net = make_models.untrained(kind, "full").net
+
+    class Backbone(NeuroBenchModel):
+        def __call__(self, x):
+            return net(x.permute(1, 0, 2, 3, 4))[0]
+
+        def __net__(self):
+            return net
+
+    x = torch.rand(1, 12, 6, 360, 640, generator=torch.Generator().manual_seed(1))
+
+    class Loader:
+        dataset = range(1)
+
+        def __len__(self):
+            return 1
+
+        def __iter__(self):
+            return iter([(x, torch.zeros(1))])
+
+    with torch.no_grad(), contextlib.redirect_stdout(io.StringIO()), \
+            contextlib.redirect_stderr(io.StringIO()):
+        res = Benchmark(Backbone(), Loader(), [], [], [[], [SynapticOperations]]).run()
+    dense = res["SynapticOperations"]["Dense"]
+    if dense != DENSE[kind]:
+        fail(f"full {kind}: NeuroBench's SynapticOperations Dense {dense}, published {DENSE[kind]}")
+    print(f"full {kind}: NeuroBench's Dense count per sample {int(dense)}, as published")
+
+
 def main():
     torch.set_num_threads(1)
     for kind in ("ann", "hybrid"):
         check_small(kind)
         check_full(kind)
+    if "--neurobench-dense" in sys.argv[1:]:
+        torch.set_num_threads(2)
+        for kind in ("ann", "hybrid"):
+            check_dense(kind)
     print("OK")
 
 
