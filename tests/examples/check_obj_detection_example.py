@@ -18,9 +18,10 @@ BoxNms, activation modules) on a small synthetic release, and on the same folder
   around the carried pycocotools' COCOeval: NeuroBench's CocoMap itself needs metavision).
 
 Integers equal, every other number to 1e-6 relative (the twelve COCO figures, activation
-sparsity, the three synaptic operation counts). Then the no-reset model (make_models.py
+sparsity, the three synaptic operation counts). Then the no-reset models (make_models.py
 --no-reset: NeuroBench's example, which never resets the state) against the same Python run
-without resets.
+without resets, and a sharded run of 2 ranks (started as torchrun starts them), whose second
+rank resets every slot at its first batch, against the Python run resetting there too.
 
   /usr/bin/python3 tests/examples/check_obj_detection_example.py --cli build/release/neurobench
 
@@ -100,9 +101,11 @@ def reference_batches(folder):
                                        o["delta_t"], o["channels"], (o["height"], o["width"])))
 
 
-def neurobench_results(kind, batches, reset):
+def neurobench_results(kind, batches, reset, firsts=(0,)):
     """NeuroBench's Benchmark (ActivationSparsity, SynapticOperations), the detections of
-    box_nms_reference.decode and their mAP by coco_map_reference."""
+    box_nms_reference.decode and their mAP by coco_map_reference. With `reset`, the model
+    resets the slots where a recording starts before each forward, and every slot at the
+    batches `firsts` (the first of each rank's shard)."""
     import numpy as np
     import torch
     import box_nms_reference
@@ -115,7 +118,7 @@ def neurobench_results(kind, batches, reset):
     from check_coco_map import coco_module, cocoeval_module
 
     net = make_models.untrained(kind, "small")
-    masks = iter([torch.ones(len(b["padding"]), dtype=torch.bool) if i == 0
+    masks = iter([torch.ones(len(b["padding"]), dtype=torch.bool) if i in firsts
                   else torch.from_numpy(b["starts_recording"]) for i, b in enumerate(batches)])
 
     class Detector(NeuroBenchModel):
@@ -168,15 +171,35 @@ def neurobench_results(kind, batches, reset):
     return res
 
 
-def cli_results(cli, model, folder, work, name):
+def cli_results(cli, model, folder, work, name, ranks=1):
+    """`neurobench run` with the example's config; with ranks > 1 a sharded run, its processes
+    started here as torchrun would (WORLD_SIZE, RANK, MASTER_ADDR, MASTER_PORT)."""
     out = os.path.join(work, f"{name}.json")
     options = ",".join(f"{k}={v}" for k, v in OPTIONS.items())
     config = os.path.join(EXAMPLE, f"red_{name.split('_')[0]}.json")
     cmd = [cli, "run", config, "--model", model, "--dataset", f"gen4-detection:{folder}",
            "--subset", "test", "--dataset-options", options, "--json", out, "--quiet"]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)
-    if r.returncode != 0:
-        raise RuntimeError(f"neurobench run exited {r.returncode}: {r.stderr[-1500:]}")
+    if ranks == 1:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)
+        if r.returncode != 0:
+            raise RuntimeError(f"neurobench run exited {r.returncode}: {r.stderr[-1500:]}")
+    else:
+        import socket
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        procs = []
+        for rank in range(ranks):
+            env = dict(os.environ, WORLD_SIZE=str(ranks), RANK=str(rank), LOCAL_RANK=str(rank),
+                       LOCAL_WORLD_SIZE=str(ranks), MASTER_ADDR="127.0.0.1",
+                       MASTER_PORT=str(port))
+            procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True))
+        for rank, p in enumerate(procs):
+            _, err = p.communicate(timeout=1200)
+            if p.returncode != 0:
+                raise RuntimeError(f"neurobench run (rank {rank} of {ranks}) exited "
+                                   f"{p.returncode}: {err[-1500:]}")
     with open(out) as f:
         return json.load(f)
 
@@ -202,10 +225,12 @@ def main():
     boxes = sum(len(b["targets"]) for b in batches)
     print(f"release: {len(BINS)} recordings, {len(batches)} batches of "
           f"{OPTIONS['batch_size']} slots, {restarts} recording starts, {boxes} boxes")
-    runs = [("ann", True), ("hybrid", True), ("ann", False), ("hybrid", False)]
-    import make_models
+    # (kind, reset, ranks): a sharded run of 2 ranks resets every slot at rank 1's first batch
+    # too, batch 7 * 1 // 2 = 3, where slot 0 is in the middle of recording 2.
+    runs = [("ann", True, 1), ("hybrid", True, 1), ("ann", False, 1), ("hybrid", False, 1),
+            ("hybrid", True, 2)]
     failed = 0
-    for kind, reset in runs:
+    for kind, reset, ranks in runs:
         if reset:
             model = os.path.join(EXAMPLE, "models", f"{kind}_small.pt")
         else:
@@ -214,11 +239,14 @@ def main():
                 subprocess.run([sys.executable, os.path.join(EXAMPLE, "make_models.py"),
                                 "--no-reset", "--out", work], check=True,
                                capture_output=True)
-        expected = neurobench_results(kind, batches, reset)
+        firsts = [len(batches) * r // ranks for r in range(ranks)]
+        expected = neurobench_results(kind, batches, reset, firsts)
         detections = expected.pop("detections")
-        got = cli_results(a.cli, model, folder, work, f"{kind}_{'reset' if reset else 'kept'}")
+        got = cli_results(a.cli, model, folder, work,
+                          f"{kind}_{'reset' if reset else 'kept'}_{ranks}", ranks)
         bad, worst = reference_results.compare(expected, got, tolerance=TOLERANCE)
-        name = f"{kind} ({'reset per slot' if reset else 'never reset'})"
+        name = f"{kind} ({'reset per slot' if reset else 'never reset'}" + \
+            (f", {ranks} ranks: all slots reset at batches {firsts})" if ranks > 1 else ")")
         if bad:
             failed += 1
             print(f"FAIL {name}:\n  " + "\n  ".join(bad))
