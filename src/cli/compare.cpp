@@ -21,9 +21,10 @@ namespace neurobench::cli {
 CLI::App* add_compare_command(CLI::App& app, CompareArgs& a) {
   CLI::App* compare =
       app.add_subcommand("compare",
-                         "Compare two results files written by 'run --json'; exit status 1 when a "
-                         "metric got worse by more than --fail-above, became NaN or infinite, "
-                         "or failed or is missing in B");
+                         "Compare two results files written by 'run --json' (or 'fscil': "
+                         "session by session too); exit status 1 when a metric got worse by "
+                         "more than --fail-above, became NaN or infinite, or failed or is "
+                         "missing in B");
   compare->add_option("A", a.a, "the baseline results file (JSON)")->required();
   compare->add_option("B", a.b, "the results file compared with it (JSON)")->required();
   compare
@@ -71,11 +72,16 @@ int compare_command(const CompareArgs& a, std::ostream& out) {
   std::vector<RunResults> runs = {first, second};
   make_labels_unique(runs);  // `x/results.json` against `y/results.json`
   const auto rows = compare(runs[0], runs[1], options);
-  out << render_comparison(rows, runs[0], runs[1], options);
+  // Two FSCIL results files: their sessions too, gated as the means are.
+  const FscilComparison sessions = compare_fscil_sessions(runs[0], runs[1], options);
+  out << render_comparison(rows, runs[0], runs[1], options)
+      << render_fscil_comparison(sessions, runs[0], runs[1], options);
   out.flush();
+  std::vector<ComparisonRow> gated = rows;
+  gated.insert(gated.end(), sessions.rows.begin(), sessions.rows.end());
   // A gate must not pass a broken run: say on stderr what failed it, besides regressions.
   std::vector<std::string> failed, missing;
-  for (const auto& r : rows) {
+  for (const auto& r : gated) {
     if (r.failed_in_b && !options.allow_failed) failed.push_back(r.key);
     if (r.missing_in_b && !options.allow_missing) missing.push_back(r.key);
   }
@@ -89,7 +95,7 @@ int compare_command(const CompareArgs& a, std::ostream& out) {
                              missing.size() == 1 ? "a metric" : "metrics", a.a, a.b,
                              fmt::join(missing, ", "));
   }
-  return comparison_failed(rows, options) ? kExitMetricFailed : kExitOk;
+  return comparison_failed(gated, options) ? kExitMetricFailed : kExitOk;
 }
 
 }  // namespace neurobench::cli

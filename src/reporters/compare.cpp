@@ -15,6 +15,7 @@
 #include <neurobench/reporters/format.hpp>
 
 #include "reporters/flat_values.hpp"
+#include "reporters/fscil_sessions.hpp"
 #include "reporters/metric_index.hpp"
 #include "reporters/text.hpp"
 
@@ -86,14 +87,14 @@ class Coverage {
   std::unordered_set<std::string> within_;
 };
 
-ComparisonRow compare_key(const std::string& key, const detail::FlatRun& a,
-                          const detail::FlatRun& b, const Coverage& b_coverage, MetricInfo info,
-                          double fail_above_percent) {
+// Two values of `key` compared; `b_covered`: b has something at, within or around the key.
+ComparisonRow compare_values(const std::string& key, FlatValue a, FlatValue b, bool b_covered,
+                             MetricInfo info, double fail_above_percent) {
   ComparisonRow row;
   row.key = key;
   row.info = std::move(info);
-  row.a = a.get(key);
-  row.b = b.get(key);
+  row.a = std::move(a);
+  row.b = std::move(b);
   const Difference d = detail::difference(row.a, row.b, row.info.better);
   row.has_difference = d.available;
   row.difference = d.abs;
@@ -110,8 +111,15 @@ ComparisonRow compare_key(const std::string& key, const detail::FlatRun& a,
   }
   row.failed_in_b = row.b.state == FlatValue::State::Failed;
   row.missing_in_b = row.b.state == FlatValue::State::Missing &&
-                     row.a.state != FlatValue::State::Missing && !b_coverage.covers(key);
+                     row.a.state != FlatValue::State::Missing && !b_covered;
   return row;
+}
+
+ComparisonRow compare_key(const std::string& key, const detail::FlatRun& a,
+                          const detail::FlatRun& b, const Coverage& b_coverage, MetricInfo info,
+                          double fail_above_percent) {
+  return compare_values(key, a.get(key), b.get(key), b_coverage.covers(key), std::move(info),
+                        fail_above_percent);
 }
 
 }  // namespace
@@ -143,6 +151,75 @@ bool comparison_failed(const std::vector<ComparisonRow>& rows, const CompareOpti
     return r.regression || (r.failed_in_b && !options.allow_failed) ||
            (r.missing_in_b && !options.allow_missing);
   });
+}
+
+// --- FSCIL sessions ----------------------------------------------------------------------------
+
+namespace {
+
+// The session numbered `number` of a run, or nullptr.
+const FscilSessionEntry* compare_fscil_session(const FscilRun& run, int64_t number) {
+  for (const auto& s : run.sessions) {
+    if (s.session == number) return &s;
+  }
+  return nullptr;
+}
+
+// A session's value, Missing when the run lacks the session.
+FlatValue compare_fscil_value(const FscilSessionEntry* s, const std::string& key) {
+  if (s != nullptr) return detail::fscil_session_value(*s, key);
+  FlatValue missing;
+  missing.key = key;
+  return missing;
+}
+
+}  // namespace
+
+FscilComparison compare_fscil_sessions(const RunResults& a, const RunResults& b,
+                                       const CompareOptions& options) {
+  options.validate();
+  FscilComparison out;
+  if (!a.fscil || !b.fscil) {
+    if (a.fscil || b.fscil) {
+      const RunResults& other = a.fscil ? b : a;
+      out.skipped = fmt::format(
+          "{} ({}) is not an FSCIL results file: the sessions are not compared, the means are",
+          other.label, other.source);
+    }
+    return out;
+  }
+  out.compared = true;
+  const detail::MetricIndex newest(std::vector<const RunResults*>{&b, &a});
+  // The session values compared: (the value's key, the metric giving its unit and direction).
+  const std::array<std::pair<std::string, std::string>, 2> values = {
+      std::pair<std::string, std::string>{"ClassificationAccuracy", "ClassificationAccuracy"},
+      {detail::kFscilNewClassesKey, "FscilNewClassesAccuracy"}};
+  std::vector<int64_t> numbers;
+  for (const auto* run : {&*a.fscil, &*b.fscil}) {
+    for (const auto& s : run->sessions) {
+      if (std::find(numbers.begin(), numbers.end(), s.session) == numbers.end()) {
+        numbers.push_back(s.session);
+      }
+    }
+  }
+  for (const int64_t n : numbers) {
+    const FscilSessionEntry* sa = compare_fscil_session(*a.fscil, n);
+    const FscilSessionEntry* sb = compare_fscil_session(*b.fscil, n);
+    if (sa != nullptr && sb != nullptr && sa->name != sb->name) {
+      out.renamed.push_back(fmt::format("session {}: {} in A, {} in B", n, sa->name, sb->name));
+    }
+    for (const auto& [key, metric] : values) {
+      if (!selected(metric, options)) continue;
+      const FlatValue va = compare_fscil_value(sa, key);
+      const FlatValue vb = compare_fscil_value(sb, key);
+      if (va.state == FlatValue::State::Missing && vb.state == FlatValue::State::Missing) continue;
+      MetricInfo info = newest.info(metric);
+      if (info.unit.empty() && info.better == Better::None) info = {"fraction", Better::Higher};
+      out.rows.push_back(compare_values(fmt::format("session {}.{}", n, key), va, vb, false,
+                                        std::move(info), options.fail_above_percent));
+    }
+  }
+  return out;
 }
 
 // --- the terminal table ----------------------------------------------------------------------
@@ -240,6 +317,22 @@ std::string summary(const std::vector<ComparisonRow>& rows, const CompareOptions
 }
 
 }  // namespace
+
+std::string render_fscil_comparison(const FscilComparison& comparison, const RunResults& a,
+                                    const RunResults& b, const CompareOptions& options) {
+  if (!comparison.compared) {
+    return comparison.skipped.empty() ? ""
+                                      : "\nFSCIL sessions skipped: " + comparison.skipped + "\n";
+  }
+  std::string out = fmt::format("\nFSCIL sessions ({} compared with {}, session by session):\n",
+                                b.label, a.label);
+  for (const auto& r : comparison.renamed) out += "note: " + r + "\n";
+  if (comparison.rows.empty()) return out + "no session value selected\n";
+  std::vector<Cells> lines;
+  lines.push_back({"session value", "unit", a.label, b.label, "diff", "%diff", ""});
+  for (const auto& r : comparison.rows) lines.push_back(row_cells(r, options));
+  return out + aligned(lines) + summary(comparison.rows, options);
+}
 
 std::string render_comparison(const std::vector<ComparisonRow>& rows, const RunResults& a,
                               const RunResults& b, const CompareOptions& options) {

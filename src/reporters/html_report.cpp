@@ -3,6 +3,7 @@
 // metric and the charts (svg_*.cpp).
 #include <neurobench/reporters/html_report.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 
@@ -14,6 +15,7 @@
 #include <neurobench/reporters/metric_info.hpp>
 
 #include "reporters/flat_values.hpp"
+#include "reporters/fscil_sessions.hpp"
 #include "reporters/metric_index.hpp"
 #include "reporters/run_context.hpp"
 #include "reporters/svg_charts.hpp"
@@ -270,6 +272,7 @@ svg .box{fill-opacity:.35;stroke-width:1.5}
 svg .median{stroke:#1d2330;stroke-width:3}
 svg .mean{fill:#1d2330}
 svg .p99{stroke:#1d2330;stroke-width:1.5;stroke-dasharray:3 2}
+h3{font-size:15px;margin:18px 0 6px}
 footer{margin-top:40px;color:var(--muted);font-size:12px}
 )";
 
@@ -300,8 +303,11 @@ std::string page_header(const std::vector<RunResults>& runs) {
   out +=
       "<nav><a href=\"#runs\">Runs</a><a href=\"#metrics-section\">Metrics</a>"
       "<a href=\"#chart-sparsity\">Sparsity</a><a href=\"#chart-operations\">Operations</a>"
-      "<a href=\"#chart-latency\">Latency</a><a href=\"#chart-accuracy\">Accuracy</a></nav>"
-      "</header>\n";
+      "<a href=\"#chart-latency\">Latency</a><a href=\"#chart-accuracy\">Accuracy</a>";
+  if (std::any_of(runs.begin(), runs.end(), [](const RunResults& r) { return r.fscil; })) {
+    out += "<a href=\"#fscil\">FSCIL sessions</a>";
+  }
+  out += "</nav></header>\n";
   return out;
 }
 
@@ -326,6 +332,8 @@ std::string render_html_report(const std::vector<RunResults>& runs) {
   out += detail::energy_chart(runs, flat);
   out += detail::latency_chart(runs, flat);
   out += detail::accuracy_chart(runs, flat);
+  // FSCIL runs only: their sessions and the chart of accuracy over sessions.
+  out += detail::fscil_sessions_html(runs);
   out +=
       "<footer>Written by <code>neurobench report</code>. A self-contained page: no scripts, "
       "no external resources.</footer>\n</body>\n</html>\n";

@@ -12,6 +12,7 @@
 #include <neurobench/reporters/metric_info.hpp>
 
 #include "reporters/flat_values.hpp"
+#include "reporters/fscil_sessions.hpp"
 #include "reporters/metric_index.hpp"
 #include "reporters/run_context.hpp"
 #include "reporters/text.hpp"
@@ -141,6 +142,7 @@ std::string render_markdown_report(const std::vector<RunResults>& runs) {
     if (!shown.count(key)) others.push_back(key);
   }
   if (!others.empty()) out += other_metrics_table(runs, flat, others);
+  out += detail::fscil_sessions_markdown(runs);  // FSCIL runs only: every session
   const std::string environment = environment_list(runs, flat);
   if (!environment.empty()) out += "\n" + environment;
   return out;

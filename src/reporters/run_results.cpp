@@ -74,13 +74,14 @@ std::vector<MetricDescription> read_descriptions(const ordered_json& v, const st
 }
 
 bool is_metadata_key(const std::string& key) {
-  return key == "_run" || key == "_environment" || key == "_metrics";
+  return key == "_run" || key == "_environment" || key == "_metrics" || key == "_fscil";
 }
 
 // Whether `out` has read the metadata `key` already.
 bool has_metadata(const RunResults& out, const std::string& key) {
   if (key == "_run") return !out.run.is_null();
   if (key == "_environment") return !out.environment.is_null();
+  if (key == "_fscil") return out.fscil.has_value();
   return !out.descriptions.empty();
 }
 
@@ -94,12 +95,102 @@ void read_metadata(const std::string& key, const ordered_json& v, RunResults& ou
     out.run = v;
   } else if (key == "_environment") {
     out.environment = v;
+  } else if (key == "_fscil") {
+    if (v.is_object()) out.fscil = parse_fscil_run(v, out.source);
   } else if (v.is_object()) {
     out.descriptions = read_descriptions(v, out.source);
   }
 }
 
 }  // namespace
+
+namespace {
+
+// `_fscil.sessions[i].key`, which must be there and be what `ok` accepts.
+const ordered_json& run_results_fscil_field(const ordered_json& entry, const std::string& where,
+                                            const char* key, bool (ordered_json::*ok)() const,
+                                            const char* expected, const std::string& source) {
+  if (!entry.contains(key)) {
+    throw InputError(fmt::format("{}: '{}' has no '{}'", source, where, key));
+  }
+  const ordered_json& v = entry[key];
+  if (!(v.*ok)()) {
+    throw InputError(fmt::format("{}: '{}.{}' is {} {}; expected {}", source, where, key,
+                                 article(v), v.type_name(), expected));
+  }
+  return v;
+}
+
+FscilSessionEntry run_results_fscil_session(const ordered_json& entry, const std::string& where,
+                                            const std::string& source) {
+  if (!entry.is_object()) {
+    throw InputError(fmt::format("{}: '{}' is {} {}; expected an object", source, where,
+                                 article(entry), entry.type_name()));
+  }
+  const auto integer = [&](const char* key) {
+    return run_results_fscil_field(entry, where, key, &ordered_json::is_number_integer,
+                                   "an integer", source)
+        .get<int64_t>();
+  };
+  FscilSessionEntry s;
+  s.session = integer("session");
+  s.classes = integer("classes");
+  s.samples = integer("samples");
+  s.name =
+      run_results_fscil_field(entry, where, "name", &ordered_json::is_string, "a string", source)
+          .get<std::string>();
+  const ordered_json& values = run_results_fscil_field(
+      entry, where, "values", &ordered_json::is_object, "an object keyed by metric name", source);
+  for (const auto& [key, v] : values.items()) {
+    check_metric_value(v, where + ".values." + key, source);
+    s.values.get_ref<ordered_json::object_t&>().emplace_back(key, v);
+  }
+  s.new_classes_accuracy.key = "new_classes_accuracy";
+  if (entry.contains("new_classes_accuracy")) {
+    const ordered_json& accuracy = entry["new_classes_accuracy"];
+    if (accuracy.is_number()) {
+      s.new_classes_accuracy.state = FlatValue::State::Number;
+      s.new_classes_accuracy.number = accuracy.get<double>();
+    } else if (const auto non_finite = detail::non_finite_from_token(accuracy)) {
+      s.new_classes_accuracy.state = FlatValue::State::Number;
+      s.new_classes_accuracy.number = *non_finite;
+    } else if (!accuracy.is_null()) {
+      throw InputError(fmt::format(
+          "{}: '{}.new_classes_accuracy' is {} {}; expected a number, \"NaN\", \"Infinity\", "
+          "\"-Infinity\" or null",
+          source, where, article(accuracy), accuracy.type_name()));
+    }
+  }
+  if (entry.contains("query_samples")) s.query_samples = integer("query_samples");
+  // null in an incremental session: it failed; the base session has none.
+  if (s.new_classes_accuracy.state == FlatValue::State::Missing && s.session > 0) {
+    s.new_classes_accuracy.state = FlatValue::State::Failed;
+  }
+  return s;
+}
+
+}  // namespace
+
+FscilRun parse_fscil_run(const ordered_json& fscil, const std::string& source) {
+  if (!fscil.is_object()) {
+    throw InputError(fmt::format("{}: '_fscil' is {} {}; expected an object", source,
+                                 article(fscil), fscil.type_name()));
+  }
+  FscilRun out;
+  if (fscil.contains("base_classes")) {
+    out.base_classes =
+        run_results_fscil_field(fscil, "_fscil", "base_classes", &ordered_json::is_number_integer,
+                                "an integer", source)
+            .get<int64_t>();
+  }
+  const ordered_json& sessions = run_results_fscil_field(
+      fscil, "_fscil", "sessions", &ordered_json::is_array, "an array of sessions", source);
+  for (std::size_t i = 0; i < sessions.size(); ++i) {
+    out.sessions.push_back(
+        run_results_fscil_session(sessions[i], fmt::format("_fscil.sessions[{}]", i), source));
+  }
+  return out;
+}
 
 RunResults parse_run_results(const ordered_json& document, std::string label,
                              const std::string& source) {

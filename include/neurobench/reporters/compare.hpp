@@ -86,5 +86,39 @@ struct ComparisonRow {
                                             const RunResults& a, const RunResults& b,
                                             const CompareOptions& options = {});
 
+/// The per-session part of comparing two FSCIL results files (RunResults::fscil).
+struct FscilComparison {
+  /// Both runs are FSCIL results files: `rows` compares them session by session.
+  bool compared = false;
+  /// When only one of the runs is an FSCIL results file: why the sessions are not compared
+  /// (names the other run); empty otherwise.
+  std::string skipped;
+  /// For each session (matched by number: A's sessions in order, then any only B has), its
+  /// accuracy on all classes seen (`session 2.ClassificationAccuracy`, unit and direction of
+  /// ClassificationAccuracy) and on the new classes alone (`session 2.new_classes_accuracy`,
+  /// those of FscilNewClassesAccuracy), compared as compare() compares a key: the difference,
+  /// the verdict by direction, regressions beyond the threshold, failed (null in B) and
+  /// missing (a session or value of A that B lacks). A value neither run has gives no row.
+  std::vector<ComparisonRow> rows;
+  /// Sessions of the same number with other names (languages): `session 2: de in A, fr in B`.
+  std::vector<std::string> renamed;
+};
+
+/// Compares two FSCIL results files session by session (see FscilComparison); `options` as
+/// compare() takes them: the threshold, and `metrics` selecting ClassificationAccuracy and
+/// FscilNewClassesAccuracy by prefix (a prefix matching neither selects no session value).
+/// When one run or neither is an FSCIL results file, nothing is compared. Throws UsageError
+/// when the options are invalid. `neurobench compare` fails the gate on these rows as on
+/// compare()'s (comparison_failed()).
+[[nodiscard]] FscilComparison compare_fscil_sessions(const RunResults& a, const RunResults& b,
+                                                     const CompareOptions& options = {});
+
+/// The terminal table of a session comparison, as render_comparison() writes one, under a line
+/// `FSCIL sessions (...)` and the renamed sessions; `FSCIL sessions skipped: ...` when only one
+/// run is an FSCIL results file; empty when neither is.
+[[nodiscard]] std::string render_fscil_comparison(const FscilComparison& comparison,
+                                                  const RunResults& a, const RunResults& b,
+                                                  const CompareOptions& options = {});
+
 }  // namespace neurobench
 NEUROBENCH_API_END
