@@ -366,3 +366,28 @@ TEST_CASE(
   CHECK_THAT(r.err, Catch::Contains("no TorchScript method 'features'"));
   CHECK(neurobench::test::names_in(dir.path()) == std::vector<std::string>{"fscil.json", "net.pt"});
 }
+
+TEST_CASE("neurobench fscil --plugin loads the library before the config is checked",
+          "[fscil][cli][extensions]") {
+  neurobench::test::TempDir dir;
+  fscil_net(1, /*features_method=*/false).save((dir / "net.pt").string());
+  // TestDataSum comes from the test plugin library (tests/extensions/data_sum_metric.cpp).
+  neurobench::test::write_bytes(dir / "fscil.json", R"({
+    "model": "net.pt",
+    "dataset": {"kind": "mswc", "path": "release", "subset": "base", "procedure": "testing"},
+    "workload": ["ClassificationAccuracy", "TestDataSum"],
+    "fscil": {"seed": 3}
+  })");
+  const std::string command = "fscil " + neurobench::test::q(dir / "fscil.json") + " --json " +
+                              neurobench::test::q(dir / "out.json");
+  auto r = neurobench::test::run_cli(command);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("TestDataSum"));
+  // With the library, the metric is known: the run gets as far as the model's missing method.
+  r = neurobench::test::run_cli(command + " --plugin " +
+                                neurobench::test::q(NEUROBENCH_TEST_EXTENSIONS));
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, !Catch::Contains("TestDataSum") &&
+                        Catch::Contains("no TorchScript method 'features'"));
+  CHECK(neurobench::test::names_in(dir.path()) == std::vector<std::string>{"fscil.json", "net.pt"});
+}

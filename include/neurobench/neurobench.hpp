@@ -20,6 +20,7 @@
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/export.hpp>
+#include <neurobench/fscil.hpp>
 #include <neurobench/fwd.hpp>
 #include <neurobench/io/idx.hpp>
 #include <neurobench/io/npy.hpp>

@@ -44,13 +44,6 @@ int main(int argc, char** argv) {
   neurobench::cli::RunArgs run_args;
   CLI::App* run = neurobench::cli::add_run_command(app, run_args);
   CLI::App* list = app.add_subcommand("list", "List every registered metric and processor");
-  // Plugin libraries of metrics and processors, for `run` and `list` (and NEUROBENCH_PLUGIN_PATH).
-  std::vector<std::string> plugins;
-  for (CLI::App* command : {run, list}) {
-    command->add_option("--plugin", plugins,
-                        "Load metrics and processors from a shared library built against "
-                        "neurobench (repeatable; see docs/writing-a-metric.md)");
-  }
   neurobench::cli::ReportArgs report_args;
   CLI::App* report = neurobench::cli::add_report_command(app, report_args);
   neurobench::cli::CompareArgs compare_args;
@@ -59,6 +52,14 @@ int main(int argc, char** argv) {
   CLI::App* suite = neurobench::cli::add_suite_command(app, suite_args);
   neurobench::cli::FscilArgs fscil_args;
   CLI::App* fscil = neurobench::cli::add_fscil_command(app, fscil_args);
+  // Plugin libraries of metrics, processors and data set kinds, for `run`, `list` and `fscil`
+  // (and NEUROBENCH_PLUGIN_PATH), loaded before the command runs.
+  std::vector<std::string> plugins;
+  for (CLI::App* command : {run, list, fscil}) {
+    command->add_option("--plugin", plugins,
+                        "Load metrics and processors from a shared library built against "
+                        "neurobench (repeatable; see docs/writing-a-metric.md)");
+  }
   app.footer(
       "Commands: run, list, report, compare, suite, fscil. 'neurobench COMMAND --help' shows a "
       "command's options.");
