@@ -124,3 +124,22 @@ TEST_CASE("a starts_recording extra that is not bool (batch) is an error naming 
           "batch 0: extras['starts_recording'] must be a bool tensor of shape [2] (one per "
           "slot), got Long [2]"));
 }
+
+TEST_CASE("a reset_slots method that fails is an error naming the model and the mask",
+          "[benchmark][reset_slots]") {
+  torch::jit::Module m("NeedsThreeSlots");
+  m.define(R"JIT(
+def forward(self, x):
+    return x
+
+def reset_slots(self, mask):
+    assert mask.numel() == 3, "three slots expected"
+)JIT");
+  auto model = std::make_shared<neurobench::TorchScriptModel>(m, neurobench::TorchScriptOptions{},
+                                                              "three_slots.pt");
+  std::vector<torch::Tensor> seen;
+  REQUIRE_THROWS_WITH(
+      slot_reset_run(model, torch::tensor({true, false, false, true, false, false}), &seen, false),
+      Catch::Contains("three_slots.pt: reset_slots(mask) failed on a mask of shape [2]") &&
+          Catch::Contains("three slots expected"));
+}
