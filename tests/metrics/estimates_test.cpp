@@ -128,6 +128,8 @@ TEST_CASE("EnergyEstimate takes another table and single energies from its optio
   CHECK(estimates_key(r, "EnergyEstimate", "ACs_J") == Approx(6.5 * 0.03e-12));
   CHECK(estimates_key(r, "EnergyEstimate", "Neuron_Ops_J") == Approx(20 * 0.9e-12));
   // The options the run used are recorded with the results: the table is named there.
+  CHECK(r.metrics.at("EnergyEstimate").at("options").at("table") == "horowitz45_fp32");
+  CHECK(r.metrics.at("EnergyEstimate").at("options").at("pj").at("ac") == 0.03);
   const auto& fp16 = neurobench::metrics::EnergyEstimate::table("horowitz45_fp16");
   CHECK(fp16.mac_pj == Approx(1.5));
   CHECK(fp16.ac_pj == Approx(0.4));
