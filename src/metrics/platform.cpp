@@ -193,11 +193,12 @@ Utilisation::Utilisation(const Json& options)
       }()) {}
 
 // A sharded run's ranks are processes of their own: their cores add up, over the CPUs of the
-// hosts they ran on; the busiest interval is the busiest rank's, over its own CPUs.
+// hosts they ran on. Their sampling intervals do not line up, so the busiest interval of all
+// ranks together is bounded by adding each rank's busiest (exact for one process).
 Json Utilisation::compute(const Timings& timings) const {
   const Json& recs = records(timings);
   double cores = 0;
-  double interval_max = 0;
+  double interval_max_cores = 0;  // each process's busiest interval, added
   std::map<std::string, int64_t> cpus_by_host;
   SampleStats system;
   double system_sum = 0;
@@ -211,13 +212,8 @@ Json Utilisation::compute(const Timings& timings) const {
       const double wall = r.value("wall_s", 0.0);
       if (wall > 0) cores += p.value("cpu_s", 0.0) / wall;
       cpus_by_host[host] = std::max(cpus_by_host[host], p.value("cpus", int64_t{1}));
-      // The busiest interval of one process, over the CPUs it may run on.
       const SampleStats s = platform_stats(p, "interval_cores", name());
-      if (s.count > 0) {
-        interval_max = std::max(
-            interval_max,
-            100.0 * s.max / static_cast<double>(std::max<int64_t>(p.value("cpus", int64_t{1}), 1)));
-      }
+      if (s.count > 0) interval_max_cores += s.max;
       any_process = true;
     }
     if (r.contains("system")) {
@@ -235,7 +231,7 @@ Json Utilisation::compute(const Timings& timings) const {
   out[pk::kCoresUsed] = cores;
   out[pk::kCpus] = cpus;
   out[pk::kCpuPercent] = 100.0 * cores / static_cast<double>(cpus);
-  out[pk::kCpuPercentMax] = interval_max;
+  out[pk::kCpuPercentMax] = 100.0 * interval_max_cores / static_cast<double>(cpus);
   if (system_records > 0) {
     out[pk::kSystemPercent] = system_sum / static_cast<double>(system_records);
     if (system.count > 0) out[pk::kSystemPercentMax] = system.max;

@@ -316,7 +316,7 @@ TEST_CASE("platform options are checked and name the option at fault", "[metrics
                       Catch::Contains("no platform samples"));
 }
 
-TEST_CASE("a sharded run's records merge: one host's package once, hosts added",
+TEST_CASE("a sharded run's records merge: a host's package once, hosts added, cores added",
           "[metrics][platform]") {
   const auto record = [](const std::string& host, double joules, int64_t samples) {
     return Json{{"host", host},
@@ -333,6 +333,30 @@ TEST_CASE("a sharded run's records merge: one host's package once, hosts added",
   CHECK(e["joules"] == 16.0);  // host a's package once (its larger window), plus host b's
   CHECK(e["joules_per_sample"].get<double>() == Approx(16.0 / 24));
   CHECK(e["watts"] == 8.0);
+
+  // Two ranks on one host with 2 CPUs: their cores add up; each one's busiest interval too.
+  const auto process = [](double cpu_s, double interval_max) {
+    return Json{
+        {"host", "a"},
+        {"samples", 8},
+        {"batches", 1},
+        {"wall_s", 2.0},
+        {"readings", 3},
+        {"process",
+         {{"cpu_s", cpu_s},
+          {"cpus", 2},
+          {"interval_cores",
+           {{"count", 2}, {"sum", 2 * interval_max}, {"min", 0.0}, {"max", interval_max}}}}},
+        {"unavailable", Json::object()}};
+  };
+  Timings u;
+  u.platform["Utilisation"] = Json::array({process(1.0, 0.6), process(0.5, 0.4)});
+  const Json v = neurobench::metrics::Utilisation().compute(u);
+  CHECK(v["cpu_cores_used"] == 0.75);
+  CHECK(v["cpus"] == 2);
+  CHECK(v["cpu_percent"] == 37.5);
+  CHECK(v["cpu_percent_max"] == 50.0);
+  CHECK(v["readings"] == 6);
 }
 
 TEST_CASE("NVML through a stub library: energy counter, utilisation, clock, temperature",
