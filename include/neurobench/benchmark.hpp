@@ -42,6 +42,23 @@ struct MetricSet {
                                             const std::vector<MetricSpec>& workload_specs);
 };
 
+/// The per-layer profile of a run (docs/deployment-metrics.md#per-layer-profile): after the
+/// other passes, one pass over the data set counts each connection and activation layer's
+/// operations and activation sparsity (as SynapticOperations and ActivationSparsityByLayer
+/// count them), then `runs` forward calls are timed without hooks and `runs` with a clock read
+/// at each layer's entry and exit; Results::profile holds the outcome. Latency's own timing
+/// pass is not changed.
+struct ProfileOptions {
+  static constexpr int64_t kMaxRuns = 1000000;  ///< Most timed runs of each kind.
+  static constexpr int64_t kMaxWarmup = 10000;  ///< Most warm-up runs of each kind.
+  bool enabled = false;  ///< Make the profile.
+  int64_t warmup = 2;    ///< Untimed runs before each kind of timed runs.
+  /// Timed runs without hooks, then as many with the layer clocks.
+  int64_t runs = 20;
+  /// Throws UsageError naming the field: `warmup` 0 to kMaxWarmup, `runs` 1 to kMaxRuns.
+  void validate() const;
+};
+
 /// How a run behaves.
 struct RunOptions {
   bool quiet = false;     ///< No progress bar on stderr.
@@ -51,6 +68,9 @@ struct RunOptions {
   /// warning in Results::warnings.
   bool strict = false;
   TimingOptions timing;  ///< How the timing pass runs (only when a timing metric is asked for).
+  /// The per-layer profile, made after the timing pass with the timing pass's batch size
+  /// (TimingOptions::batch_size, else the loader's). Not in a sharded run: UsageError.
+  ProfileOptions profile;
   /// Where the model runs (docs/devices.md): the CPU, a CUDA GPU (`cuda`, `cuda:N`;
   /// parse_device() in <neurobench/device.hpp>) or the lazy device. run() checks it first
   /// (UsageError naming what is missing), runs the static metrics on the model as it is, then
@@ -102,6 +122,17 @@ struct Results {
   /// command line adds `data`); it is saved as `_run` in JSON results together with samples,
   /// batches, failures and warnings.
   Json run = Json::object();
+  /// The per-layer profile when RunOptions::profile asked for one, else null; saved as
+  /// `_profile` in JSON results. Keys (docs/deployment-metrics.md#per-layer-profile):
+  /// `batch_size`, `warmup`, `runs`, `samples` (of the counting pass), `plain_forward_s` and
+  /// `profiled_forward_s` (mean seconds per forward call without and with the layer clocks),
+  /// `overhead` (their ratio minus 1), `layers_s` (the layers' time per forward),
+  /// `other_s` (the rest of the profiled forward), and `layers`: one object per layer in
+  /// the order first called, with `layer`, `kind` (`connection` or `activation`), `type`,
+  /// `output_shape`, `calls_per_run`, `time_per_call_s`, `time_per_run_s`, `share` (of the
+  /// profiled forward), `dense_ops`, `effective_macs`, `effective_acs` (per sample; null for
+  /// activation layers) and `activation_sparsity` (null for connection layers).
+  Json profile = nullptr;
 
   /// True when no metric failed.
   [[nodiscard]] bool ok() const { return failures.empty(); }

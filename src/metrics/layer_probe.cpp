@@ -84,6 +84,16 @@ torch::Tensor mem_of(const torch::jit::Object& object) {
 
 }  // namespace
 
+std::vector<std::string> activation_operators_of(const std::vector<std::string>& types) {
+  std::vector<std::string> ops;
+  for (const auto& type : types) {
+    const auto it = activation_operators().find(type);
+    if (it == activation_operators().end()) continue;
+    ops.insert(ops.end(), it->second.begin(), it->second.end());
+  }
+  return ops;
+}
+
 LayerProbe::LayerProbe(NeuroBenchModel& model, const LayerSetup& setup,
                        std::vector<WorkloadMetric*> metrics, FailureSink on_failure)
     : model_(model), on_failure_(std::move(on_failure)) {

@@ -56,4 +56,9 @@ class LayerProbe {
 /// Operators of connection layers, as TorchScript graphs call them.
 [[nodiscard]] const std::vector<std::string>& connection_operators();
 
+/// The operators that stand for these activation classes in an inlined (frozen) model, as the
+/// probe hooks them; classes no operator stands for are left out.
+[[nodiscard]] std::vector<std::string> activation_operators_of(
+    const std::vector<std::string>& types);
+
 }  // namespace neurobench::detail

@@ -11,6 +11,7 @@
 #include <neurobench/metrics/builtin.hpp>
 
 #include "runtime/finite_check.hpp"
+#include "runtime/profile_pass.hpp"
 #include "runtime/run_state.hpp"
 #include "runtime/tf32_scope.hpp"
 
@@ -209,6 +210,14 @@ void move_model(NeuroBenchModel& model, const c10::Device& device) {
 
 Results Benchmark::run(const RunOptions& options) {
   options.timing.validate();
+  if (options.profile.enabled) {
+    options.profile.validate();
+    if (options.group != nullptr && options.group->world_size() > 1) {
+      throw UsageError(
+          "profile: a per-layer profile cannot be made in a sharded run (each rank would time "
+          "its own process); run it as one process to profile");
+    }
+  }
   check_device(options.device);  // before anything runs: a missing GPU is bad usage
   const c10::Device device = resolved_device(options.device);
   // The lazy device executes its graphs where a tensor is read: outside inference mode, LibTorch
@@ -266,6 +275,11 @@ Results Benchmark::run(const RunOptions& options) {
     detail::sharded_timing_pass(in, s.metrics.timing_metrics, options.timing, state, *group);
   } else {
     detail::timing_pass(in, s.metrics.timing_metrics, options.timing, state);
+  }
+  // The profile's own passes, after the timing pass: Latency's runs are made as without it.
+  if (options.profile.enabled) {
+    detail::stop_if_requested([] { return std::string("before the profile"); });
+    results.profile = detail::profile_pass(in, options, state);
   }
   // What the model saw while it ran (a step-wise network that keeps no state), each once.
   for (const std::string& w : s.model->warnings()) state.warn_once(w);
