@@ -44,6 +44,7 @@
 #include <neurobench/processors/encoders.hpp>
 #include <neurobench/processors/processors.hpp>
 #include <neurobench/registry.hpp>
+#include <neurobench/reporters/profile.hpp>
 #include <neurobench/reporters/report.hpp>
 #include <neurobench/reporters/results.hpp>
 #include <neurobench/stop.hpp>

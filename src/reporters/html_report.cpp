@@ -17,6 +17,7 @@
 #include "reporters/flat_values.hpp"
 #include "reporters/fscil_sessions.hpp"
 #include "reporters/metric_index.hpp"
+#include "reporters/profile_html.hpp"
 #include "reporters/run_context.hpp"
 #include "reporters/svg_charts.hpp"
 #include "reporters/svg_plot.hpp"
@@ -332,6 +333,7 @@ std::string render_html_report(const std::vector<RunResults>& runs) {
   out += detail::energy_chart(runs, flat);
   out += detail::latency_chart(runs, flat);
   out += detail::accuracy_chart(runs, flat);
+  out += detail::profile_html(runs);  // runs made with --profile only
   // FSCIL runs only: their sessions and the chart of accuracy over sessions.
   out += detail::fscil_sessions_html(runs);
   out +=

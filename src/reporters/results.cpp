@@ -15,6 +15,7 @@
 
 #include <neurobench/errors.hpp>
 #include <neurobench/io/output_file.hpp>
+#include <neurobench/reporters/profile.hpp>
 
 #include "util/non_finite.hpp"
 
@@ -122,6 +123,11 @@ Json results_document(const Results& results) {
   run["failures"] = failures;
   run["warnings"] = results.warnings;
   run["non_finite"] = detail::non_finite_keys(results.values);
+  if (!results.profile.is_null()) {
+    Json profile = results.profile;
+    detail::encode_non_finite(profile);
+    run["profile"] = std::move(profile);
+  }
   doc["_metrics"] = results.metrics;
   doc["_run"] = run;
   doc["_environment"] = to_json(results.environment);
@@ -148,6 +154,7 @@ std::string render_json(const Results& results) {
 std::string render_csv(const Results& results) {
   Json doc = results_document(results);
   doc.erase("_metrics");
+  if (doc.contains("_run")) doc["_run"].erase("profile");  // its own CSV: render_profile_csv
   const auto cols = flat(doc);
   std::string header, row;
   for (std::size_t i = 0; i < cols.size(); ++i) {
@@ -185,7 +192,7 @@ std::string render_table(const Results& results) {
   std::string out = fmt::format("{:<{}}  {}\n", "metric", width, "value");
   out += fmt::format("{:-<{}}  {:-<{}}\n", "", width, "", 14);
   for (const auto& [key, v] : cols) out += fmt::format("{:<{}}  {}\n", key, width, shown(key, v));
-  return out;
+  return out + render_profile_table(results.profile);
 }
 
 void write_file_atomically(const std::filesystem::path& path, const std::string& contents) {
