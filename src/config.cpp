@@ -31,7 +31,8 @@ constexpr const char* kKnownKeys =
     "model, data, dataset, batch_size, stepwise, metrics, static, workload, pre, post, "
     "activation_modules, connection_modules, shuffle_seed, threads, warmup, runs, min_time, "
     "max_time, latency_batch_size, startup_runs, max_array_bytes, device, tf32, quiet, "
-    "verbose, strict, outputs {json, csv, text}";
+    "verbose, strict, profile, profile_warmup, profile_runs, profile_csv, outputs {json, csv, "
+    "text}";
 constexpr const char* kSpecList =
     "a list of names (or {\"name\": ..., \"options\": {...}} objects)";
 
@@ -206,6 +207,8 @@ const std::map<std::string, Setter>& setters() {
       {"connection_modules", set(&C::connection_modules, &R::names)},
       {"device", set(&C::device, &R::string)},
       {"tf32", set(&C::tf32, &R::boolean)},
+      {"profile", set(&C::profile, &R::boolean)},
+      {"profile_csv", set(&C::profile_csv, &R::path)},
       {"quiet", set(&C::quiet, &R::boolean)},
       {"verbose", set(&C::verbose, &R::boolean)},
       {"strict", set(&C::strict, &R::boolean)},
@@ -306,6 +309,11 @@ void BenchmarkConfig::validate() const {
         "timed runs first: lower min_time or raise max_time",
         min_time, max_time));
   }
+  if (!profile && !profile_csv.empty()) {
+    throw UsageError(
+        "config: 'profile_csv' (--profile-csv) needs the per-layer profile: set 'profile' "
+        "(--profile)");
+  }
 }
 
 const char* BenchmarkConfig::keys() { return kKnownKeys; }
@@ -372,6 +380,10 @@ Json BenchmarkConfig::to_json() const {
   if (max_array_bytes != d.max_array_bytes) j["max_array_bytes"] = max_array_bytes;
   if (device != d.device) j["device"] = device;
   if (tf32 != d.tf32) j["tf32"] = tf32;
+  if (profile != d.profile) j["profile"] = profile;
+  if (profile_warmup != d.profile_warmup) j["profile_warmup"] = profile_warmup;
+  if (profile_runs != d.profile_runs) j["profile_runs"] = profile_runs;
+  if (!profile_csv.empty()) j["profile_csv"] = profile_csv.string();
   Json files = Json::object();
   for (const auto& [format, file] : outputs) {
     if (!file.empty()) files[format] = file.string();
@@ -384,7 +396,8 @@ void BenchmarkConfig::write(const fs::path& file) const {
   validate();
   const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
   BenchmarkConfig in_file = *this;
-  for (fs::path* p : {&in_file.model, &in_file.data, &in_file.dataset.path}) {
+  for (fs::path* p :
+       {&in_file.model, &in_file.data, &in_file.dataset.path, &in_file.profile_csv}) {
     *p = path_in_file(*p, folder);
   }
   for (auto& [format, p] : in_file.outputs) p = path_in_file(p, folder);
@@ -411,6 +424,9 @@ RunOptions BenchmarkConfig::run_options() const {
   options.timing.max_time_s = max_time;
   options.timing.batch_size = latency_batch_size;
   options.timing.startup_runs = startup_runs;
+  options.profile.enabled = profile;
+  options.profile.warmup = profile_warmup;
+  options.profile.runs = profile_runs;
   return options;
 }
 

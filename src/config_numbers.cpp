@@ -125,6 +125,8 @@ const std::vector<NumberKey>& number_table() {
         // Bytes of one .npz array: no file holds more than the largest off_t, 2^63 - 1.
         integer_key("max_array_bytes", &C::max_array_bytes, 1,
                     static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())),
+        integer_key("profile_warmup", &C::profile_warmup, 0, ProfileOptions::kMaxWarmup),
+        integer_key("profile_runs", &C::profile_runs, 1, ProfileOptions::kMaxRuns),
     };
   }();
   return table;

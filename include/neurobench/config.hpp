@@ -81,6 +81,11 @@ struct BenchmarkConfig {
   /// In a sharded run, `cuda` is each rank's `cuda:LOCAL_RANK`.
   std::string device = "cpu";
   bool tf32 = false;               ///< CUDA runs: allow TF32 (RunOptions::tf32).
+  bool profile = false;            ///< Make the per-layer profile (RunOptions::profile).
+  int64_t profile_warmup = 2;      ///< Profile: untimed runs before each kind of timed runs.
+  int64_t profile_runs = 20;       ///< Profile: timed runs without, then with, layer clocks.
+  /// Where to write the profile as CSV (render_profile_csv()); empty: nowhere. Needs `profile`.
+  std::filesystem::path profile_csv;
   OutputFiles outputs;             ///< Results files to write.
 
   /// Throws UsageError naming the field when a number is out of its range (number_range()),
@@ -93,8 +98,8 @@ struct BenchmarkConfig {
 
   /// The numeric keys, in the documented order: `batch_size`, `shuffle_seed`, `threads`,
   /// `warmup`, `runs`, `min_time`, `max_time`, `latency_batch_size`, `startup_runs`,
-  /// `max_array_bytes`. Each is also a flag of `neurobench run`: `--` and the key with `-` for
-  /// `_` (`--batch-size`).
+  /// `max_array_bytes`, `profile_warmup`, `profile_runs`. Each is also a flag of `neurobench
+  /// run`: `--` and the key with `-` for `_` (`--batch-size`).
   [[nodiscard]] static std::vector<std::string> number_keys();
   /// The values a numeric key takes, as messages say them: `an integer from 1 to 2147483647`,
   /// `a number of seconds from 0 to 86400`. Throws UsageError for a key that is not numeric.

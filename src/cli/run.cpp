@@ -13,6 +13,7 @@
 #include <neurobench/errors.hpp>
 #include <neurobench/io/output_file.hpp>
 #include <neurobench/prepared_run.hpp>
+#include <neurobench/reporters/profile.hpp>
 #include <neurobench/reporters/results.hpp>
 #include <neurobench/stop.hpp>
 
@@ -119,6 +120,17 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
                 "CUDA: allow TF32 in float32 convolutions and matrix products (faster on "
                 "Ampere and later, ~1e-3 relative precision; off: results equal the CPU's)");
   add_timing_options(*run, a);
+  run->add_flag("--profile", a.flags.profile,
+                "after the timing pass, profile each connection and activation layer: time "
+                "per call, share, operations and sparsity per sample, output shape "
+                "(docs/deployment-metrics.md#per-layer-profile)");
+  add_number(*run, a, "profile_warmup", "INT", fmt::format("{}", a.flags.profile_warmup),
+             "profile: untimed runs before each kind of timed runs");
+  add_number(*run, a, "profile_runs", "INT", fmt::format("{}", a.flags.profile_runs),
+             "profile: timed runs without hooks, then as many with the layer clocks");
+  run->add_option("--profile-csv", a.flags.profile_csv,
+                  "write the per-layer profile as CSV here, one row per layer (needs --profile)")
+      ->check(output_path_text());
   run->add_flag("--quiet,-q", a.flags.quiet, "no progress bar");
   run->add_flag("--verbose,-v", a.flags.verbose, "print each batch's results to stderr");
   run->add_flag("--strict", a.flags.strict,
@@ -203,6 +215,14 @@ void check_outputs(const std::vector<ResultsFile>& files, const BenchmarkConfig&
     }
     outputs.push_back(f.file);
   }
+  if (!c.profile_csv.empty()) {
+    try {
+      (void)check_output_file(c.profile_csv);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("--profile-csv: {}", e.what()));
+    }
+    outputs.push_back({c.profile_csv, "--profile-csv"});
+  }
   // Results files are JSON, which holds UTF-8 only: a path that is not would fail the writing
   // of the results at the very end of the run.
   std::vector<NamedFile> paths = outputs;
@@ -226,9 +246,11 @@ void check_outputs(const std::vector<ResultsFile>& files, const BenchmarkConfig&
 
 // Writes the results files, all or none; the table is on stdout already, so a failure here
 // loses no number.
-void write_results(const Results& results, const std::vector<ResultsFile>& files) {
+void write_results(const Results& results, const std::vector<ResultsFile>& files,
+                   const std::filesystem::path& profile_csv) {
   std::vector<OutputFile> outputs;
   for (const auto& f : files) outputs.push_back({f.file.path, f.format->write(results)});
+  if (!profile_csv.empty()) outputs.push_back({profile_csv, render_profile_csv(results)});
   try {
     write_output_files(outputs);
   } catch (const InputError& e) {
@@ -327,6 +349,8 @@ BenchmarkConfig resolve_run_args(const CLI::App& run, const RunArgs& cli) {
     merged.device = f.device;
   }
   if (given("--tf32")) merged.tf32 = f.tf32;
+  if (given("--profile")) merged.profile = f.profile;
+  if (given("--profile-csv")) merged.profile_csv = f.profile_csv;
   // Numbers: checked as the config's keys are, against the same ranges.
   for (const std::string& key : BenchmarkConfig::number_keys()) {
     const std::string flag = number_flag(key);
@@ -400,7 +424,7 @@ int run_command(const BenchmarkConfig& c, const std::string& config_file,
 
   std::cout << render_table(results);
   std::cout.flush();
-  write_results(results, files);
+  write_results(results, files, c.profile_csv);
   return results.ok() ? kExitOk : kExitMetricFailed;
 }
 
