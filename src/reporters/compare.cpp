@@ -250,6 +250,9 @@ Cells row_cells(const ComparisonRow& r, const CompareOptions& options) {
     cells[6] = options.allow_failed ? "failed in B (allowed)" : "<< FAILED in B";
   } else if (r.missing_in_b) {
     cells[6] = options.allow_missing ? "missing in B (allowed)" : "<< MISSING in B";
+  } else if (r.b.state == FlatValue::State::Unavailable &&
+             r.a.state != FlatValue::State::Unavailable) {
+    cells[6] = "unavailable in B";  // not measurable where B ran: no failure
   } else if (verdict.verdict == Difference::Verdict::Worse) {
     cells[6] = "worse";
   } else if (verdict.verdict == Difference::Verdict::Better) {

@@ -17,7 +17,18 @@ namespace neurobench {
 namespace detail {
 
 FlatRun::FlatRun(const RunResults& run) : values_(flatten_metrics(run.metrics)) {
-  for (std::size_t i = 0; i < values_.size(); ++i) index_.emplace(values_[i].key, i);
+  // A null metric that `_run.unavailable` names could not be measured here: not a failure.
+  const auto& meta = run.run;
+  const bool any_unavailable =
+      meta.is_object() && meta.contains("unavailable") && meta["unavailable"].is_object();
+  for (std::size_t i = 0; i < values_.size(); ++i) {
+    FlatValue& v = values_[i];
+    if (any_unavailable && v.state == FlatValue::State::Failed &&
+        meta["unavailable"].contains(v.key.substr(0, v.key.find('.')))) {
+      v.state = FlatValue::State::Unavailable;
+    }
+    index_.emplace(v.key, i);
+  }
 }
 
 FlatValue FlatRun::get(const std::string& key) const {
@@ -100,6 +111,8 @@ std::string value_text(const FlatValue& v, const char* failed, const char* missi
       return format_number(v.number);
     case FlatValue::State::Failed:
       return failed;
+    case FlatValue::State::Unavailable:
+      return "unavailable";
     case FlatValue::State::Missing:
       return missing;
   }

@@ -58,8 +58,8 @@ struct Difference {
 /// A difference's percentage: `+25.0%`, `0%`, or `new` when a was 0 and b is not.
 [[nodiscard]] std::string percent_text(const Difference& d);
 
-/// A value as text: the number (NaN, Infinity, -Infinity as format_number() shows them), else
-/// `failed` or `missing` as given.
+/// A value as text: the number (NaN, Infinity, -Infinity as format_number() shows them),
+/// `unavailable`, else `failed` or `missing` as given.
 [[nodiscard]] std::string value_text(const FlatValue& v, const char* failed, const char* missing);
 
 }  // namespace neurobench::detail

@@ -63,6 +63,11 @@ std::string value_cell(const std::string& label, const FlatValue& v) {
       return fmt::format(
           "<td class=\"value failed\" data-run=\"{}\" data-state=\"failed\">failed</td>",
           esc(label));
+    case FlatValue::State::Unavailable:
+      return fmt::format(
+          "<td class=\"value unavailable\" data-run=\"{}\" data-state=\"unavailable\" "
+          "title=\"cannot be measured where this run ran: see its warnings\">unavailable</td>",
+          esc(label));
     case FlatValue::State::Missing:
       break;
   }
@@ -255,6 +260,7 @@ td.diff.better{color:var(--better)}
 td.diff.worse{color:var(--worse);font-weight:600}
 td.diff.same,td.diff.neutral,td.diff.na,td.missing{color:var(--muted)}
 td.failed,td.nonfinite{color:var(--worse);font-style:italic}
+td.unavailable{color:var(--muted);font-style:italic}
 .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px}
 .note,.caption{color:var(--muted);margin:6px 0}
 .left-out-note{font-style:italic}

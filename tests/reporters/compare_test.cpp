@@ -248,3 +248,28 @@ TEST_CASE("compare marks metrics failed or missing in the second run, which fail
     REQUIRE(neurobench::comparison_failed(selected, latency));
   }
 }
+
+TEST_CASE("compare and the reports show a metric unavailable where a run ran, not failed",
+          "[report]") {
+  const auto a = run_of("a", R"({"Energy": {"J_per_inference": 0.5}, "Temperature": null,
+                                 "Clock": {"cpu_mhz_mean": 2000},
+                                 "_run": {"unavailable": {"Temperature": "no sensors"}}})");
+  const auto b = run_of("b", R"({"Energy": null, "Temperature": null, "Clock": null,
+                                 "_run": {"unavailable": {"Energy": "no RAPL",
+                                                          "Temperature": "no sensors"}}})");
+  const auto rows = neurobench::compare(a, b);
+  // Energy: a null that `_run.unavailable` names is no failure, and no regression.
+  REQUIRE_FALSE(row(rows, "Energy").failed_in_b);
+  REQUIRE(row(rows, "Energy").b.state == FlatValue::State::Unavailable);
+  REQUIRE(row(rows, "Temperature").a.state == FlatValue::State::Unavailable);
+  REQUIRE_FALSE(row(rows, "Temperature").failed_in_b);
+  // Clock: null without a reason is a failure, as before.
+  REQUIRE(row(rows, "Clock").failed_in_b);
+  neurobench::CompareOptions options;
+  options.allow_failed = true;
+  options.allow_missing = true;  // Energy.J_per_inference and Clock.cpu_mhz_mean: B's null
+  REQUIRE_FALSE(neurobench::comparison_failed(rows, options));
+  const std::string table = neurobench::render_comparison(rows, a, b);
+  REQUIRE_THAT(table, Catch::Contains("unavailable in B") && Catch::Contains("<< FAILED in B"));
+  REQUIRE_THAT(table, !Catch::Contains("metrics failed in B: Energy"));
+}

@@ -2,6 +2,7 @@
 #include <neurobench/reporters/html_report.hpp>
 
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -169,4 +170,16 @@ TEST_CASE("the HTML report shows a described metric's unit, direction and colour
   REQUIRE_THAT(section(html, "chart-accuracy"),
                Catch::Contains("MSE (V\xC2\xB2), lower is better") &&
                    Catch::Contains("Down and to the left is better."));
+}
+
+TEST_CASE("the HTML report marks a metric unavailable where the run ran, not failed", "[report]") {
+  const std::vector<neurobench::RunResults> runs{
+      run_of("here", R"({"Energy": {"J_per_inference": 0.5}, "Clock": null})"),
+      run_of("vm", R"({"Energy": null, "Clock": null,
+                       "_run": {"unavailable": {"Energy": "no RAPL"}}})")};
+  const std::string table = section(neurobench::render_html_report(runs), "metrics-section");
+  REQUIRE_THAT(table, Catch::Contains("data-run=\"vm\" data-state=\"unavailable\""));
+  REQUIRE_THAT(table, Catch::Contains("data-run=\"vm\" data-state=\"failed\""));  // Clock
+  REQUIRE_THAT(table, Catch::Contains("data-run=\"here\" data-state=\"failed\""));
+  REQUIRE(count(table, "data-state=\"unavailable\"") == 1);
 }

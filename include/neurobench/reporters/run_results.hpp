@@ -24,6 +24,9 @@ struct FlatValue {
     Number,   ///< `number` holds it: finite, or NaN or an infinity ("NaN" etc. in the file).
     Failed,   ///< The metric is null in the file: it failed.
     Missing,  ///< The key is absent from the file.
+    /// The metric is null and `_run.unavailable` names it: it cannot be measured where the run
+    /// ran (no RAPL, no sensors: docs/metrics.md, "Unavailable"), which is not a failure.
+    Unavailable,
   };
   std::string key;  ///< `Metric` or `Metric.key` (nested objects joined with dots).
   State state = State::Missing;
