@@ -322,8 +322,10 @@ Json Temperature::compute(const Timings& timings) const {
   SampleStats gpu;
   for (const Json& r : recs) {
     if (r.contains("sensors")) {
-      for (const auto& [sensor, stats] : r.at("sensors").items()) {
-        const SampleStats s = SampleStats::from_json(stats, name() + ": " + sensor);
+      // Not a structured binding: clang 14 (the asan preset) refuses one captured by a lambda.
+      for (const auto& item : r.at("sensors").items()) {
+        const std::string& sensor = item.key();
+        const SampleStats s = SampleStats::from_json(item.value(), name() + ": " + sensor);
         auto it = std::find_if(sensors.begin(), sensors.end(),
                                [&](const auto& e) { return e.first == sensor; });
         if (it == sensors.end()) {
