@@ -218,20 +218,22 @@ class Conv2dLIF(nn.Module):
         self.lif.reset_slots(mask)
 
 
-class Vanilla(nn.Module):
-    """The RED ANN: input (T, B, cin, H, W); output the 5 levels' features, each
-    (T * B, cout, h, w) time major, strides 8, 16, 32, 64, 128."""
+class _Red(nn.Module):
+    """What the two RED networks share: a time-folded front (a 7x7 ConvLayer, then three
+    blocks of `block`), then LEVELS recurrent levels of `level`, each stride 2; input (T, B,
+    cin, H, W), output the levels' features, each (T * B, cout, h, w) time major, strides 8,
+    16, 32, 64, 128. The attribute names are NeuroBench's, so its checkpoints load."""
 
-    def __init__(self, cin=6, base=16, cout=256):
+    def __init__(self, block, level, cin, base, cout):
         super().__init__()
         self.cin, self.base, self.cout, self.levels = cin, base, cout, LEVELS
         self.conv1 = SequenceWise(nn.Sequential(
             ConvLayer(cin, 2 * base, kernel_size=7, stride=2, padding=3),
-            PreActBlock(2 * base, 4 * base, 2),
-            PreActBlock(4 * base, 4 * base, 1),
-            PreActBlock(4 * base, 8 * base, 1)))
+            block(2 * base, 4 * base, 2),
+            block(4 * base, 4 * base, 1),
+            block(4 * base, 8 * base, 1)))
         self.conv2 = nn.ModuleList(
-            [ConvRNN(8 * base if i == 0 else cout, cout, stride=2) for i in range(LEVELS)])
+            [level(8 * base if i == 0 else cout, cout, stride=2) for i in range(LEVELS)])
 
     def forward(self, x) -> List[torch.Tensor]:
         x = self.conv1(x)
@@ -246,32 +248,18 @@ class Vanilla(nn.Module):
             level.reset_slots(mask)
 
 
-class Vanilla_lif(nn.Module):  # noqa: N801 (NeuroBench's name)
-    """The hybrid spiking RED: residual blocks in the front, Conv2dLIF levels; same input and
-    output as Vanilla."""
+class Vanilla(_Red):
+    """The RED ANN: pre-activation blocks in the front, ConvRNN (ConvLSTM) levels."""
 
     def __init__(self, cin=6, base=16, cout=256):
-        super().__init__()
-        self.cin, self.base, self.cout, self.levels = cin, base, cout, LEVELS
-        self.conv1 = SequenceWise(nn.Sequential(
-            ConvLayer(cin, 2 * base, kernel_size=7, stride=2, padding=3),
-            ResBlock(2 * base, 4 * base, 2),
-            ResBlock(4 * base, 4 * base, 1),
-            ResBlock(4 * base, 8 * base, 1)))
-        self.conv2 = nn.ModuleList(
-            [Conv2dLIF(8 * base if i == 0 else cout, cout, stride=2) for i in range(LEVELS)])
+        super().__init__(PreActBlock, ConvRNN, cin, base, cout)
 
-    def forward(self, x) -> List[torch.Tensor]:
-        x = self.conv1(x)
-        outs: List[torch.Tensor] = []
-        for level in self.conv2:
-            x = level(x)
-            outs.append(fold_time(x))
-        return outs
 
-    def reset_slots(self, mask: torch.Tensor):
-        for level in self.conv2:
-            level.reset_slots(mask)
+class Vanilla_lif(_Red):  # noqa: N801 (NeuroBench's name)
+    """The hybrid spiking RED: residual blocks in the front, Conv2dLIF levels."""
+
+    def __init__(self, cin=6, base=16, cout=256):
+        super().__init__(ResBlock, Conv2dLIF, cin, base, cout)
 
 
 class BoxHead(nn.Module):
