@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Sharded runs of `neurobench run` (docs/distributed.md) over 127.0.0.1 on this machine.
 
-  check_sharded.py NEUROBENCH_CLI CONFORMANCE_CASES BENCHMARK_MODELS
+  check_sharded.py NEUROBENCH_CLI CONFORMANCE_CASES BENCHMARK_MODELS [--quick]
 
 1. Results: every case is run by one process, then by 2 and 4 processes started with the
    torchrun environment (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT, LOCAL_RANK); each metric
@@ -16,6 +16,9 @@
    rendezvous variables: every rank stops, with an error naming the rank or the variable (exit
    130 for Ctrl-C), within the timeout, and no results file is written.
 3. torchrun itself, when it is installed: `torchrun --no_python ... neurobench run ...`.
+--quick (the asan preset, where each process starts several times slower): the same code
+paths, with fewer repetitions of them: each results case by 2 processes only, and two of the
+conformance cases (one dense, one step-wise spiking) instead of eleven.
 Exit status 0 when all hold; 1 with the failures listed.
 """
 import json
@@ -30,6 +33,7 @@ import tempfile
 import time
 
 CLI, CASES, MODELS = sys.argv[1], sys.argv[2], sys.argv[3]
+QUICK = "--quick" in sys.argv[4:]
 failures = []
 TIMING = {"Latency", "InferenceTime", "Throughput", "StartupTime", "PeakMemory"}
 
@@ -136,6 +140,8 @@ def check_run_metadata(name, one, many, world):
 
 
 def run_case(name, args, work, worlds=(2, 4), timing=False):
+    if QUICK:
+        worlds = worlds[:1]
     one_path = os.path.join(work, f"{name}_1.json")
     r = subprocess.run([CLI, "run", *args, "--json", one_path, "--quiet"], capture_output=True,
                        text=True, env=rank_env(0, 1, 1, WORLD_SIZE="1"))
@@ -204,8 +210,8 @@ def case_args(case, batch_size=None, extra_workload=()):
 
 def results_cases(work):
     if os.path.isdir(CASES):
-        for case in ("rx_cnn_classifier", "rx_snn_mlp_stepwise", "tm_accuracy",
-                     "tm_act_shared_relu"):
+        for case in ("rx_cnn_classifier", "rx_snn_mlp_stepwise") + (
+                () if QUICK else ("tm_accuracy", "tm_act_shared_relu")):
             run_case(case, case_args(case, extra_workload=["DenseMACs"]), work)
         # On a device (docs/devices.md): each rank moves its model and batches there, and the
         # metric states still travel through Gloo on the CPU.
@@ -213,8 +219,9 @@ def results_cases(work):
                  case_args("rx_snn_mlp_stepwise", extra_workload=["DenseMACs"]) +
                  ["--device", "lazy"], work, worlds=(2,))
         # Single-batch cases at batch size 1 to 3, so that every rank has batches.
-        for case, batch in (("tm_r2", 3), ("tm_mse", 3), ("tm_smape", 4), ("tm_snn_ones", 1),
-                            ("tm_synops_lstm", 1), ("tm_synops_gru", 1), ("tm_synops_rnn", 1)):
+        single_batch = (("tm_r2", 3), ("tm_mse", 3), ("tm_smape", 4), ("tm_snn_ones", 1),
+                        ("tm_synops_lstm", 1), ("tm_synops_gru", 1), ("tm_synops_rnn", 1))
+        for case, batch in () if QUICK else single_batch:
             run_case(f"{case}_batch{batch}", case_args(case, batch), work)
     else:
         print(f"(no conformance cases at {CASES}: only the bundled benchmark model)")
