@@ -46,3 +46,200 @@ class PythonMetric:
     kind: str
     result_key: str = ""
     requires_hooks: bool = False
+
+
+# The C++ harness's metrics by family (`neurobench list`; tests/python/test_translation.py
+# checks this table against the command line's list).
+CPP_STATIC_METRICS = ("Footprint", "ParameterCount", "ConnectionSparsity", "ModelFileSize")
+CPP_WORKLOAD_METRICS = (
+    "ClassificationAccuracy", "MSE", "SMAPE", "R2", "ActivationSparsity",
+    "ActivationSparsityByLayer", "SynapticOperations", "DenseMACs", "MembraneUpdates",
+    "NeuronOperations", "PeakMemory", "CocoMap", "EnergyEstimate", "MemoryEstimate",
+    # measured by the timing pass
+    "Latency", "InferenceTime", "Throughput", "StartupTime", "Energy", "Utilisation", "Clock",
+    "Temperature",
+)
+
+# NeuroBench 2.x's metric classes: neurobench.metrics.static / neurobench.metrics.workload.
+_NB_STATIC_CLASSES = ("Footprint", "ParameterCount", "ConnectionSparsity")
+_NB_WORKLOAD_CLASSES = (
+    "ClassificationAccuracy", "MSE", "SMAPE", "R2", "ActivationSparsity",
+    "ActivationSparsityByLayer", "SynapticOperations", "MembraneUpdates", "NeuronOperations",
+    "CocoMap",
+)
+
+# NeuroBench 1.x names that have no metric of the same meaning here.
+_REMOVED_NAMES = {
+    "numberneuronupdates": "NeuroBench 1.x's number_neuron_updates has no counterpart in "
+                           "NeuroBench 2.x or here (NeuronOperations and MembraneUpdates count "
+                           "differently)",
+}
+
+# Attributes a class body always has; defining anything else changes a metric's behaviour.
+_CLASS_BOOKKEEPING = frozenset(
+    ("__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__abstractmethods__",
+     "_abc_impl", "__annotations__", "__orig_bases__", "__parameters__"))
+
+
+def _canonical(name):
+    """The registry's lookup key: case and underscores ignored."""
+    return name.replace("_", "").lower()
+
+
+_CPP_BY_KEY = {_canonical(n): ("static", n) for n in CPP_STATIC_METRICS}
+_CPP_BY_KEY.update({_canonical(n): ("workload", n) for n in CPP_WORKLOAD_METRICS})
+
+
+def _is_neurobench_module(module, *packages):
+    """Whether `module` (a __module__ string) is in one of NeuroBench's `packages`."""
+    module = module or ""
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
+def _neurobench_base(cls, packages, names):
+    """The first class in cls's MRO that is one of NeuroBench's classes `names` defined in
+    `packages`, or None. Recognised by module and name: NeuroBench is never imported here."""
+    for base in getattr(cls, "__mro__", ()):
+        if base.__name__ in names and _is_neurobench_module(base.__module__, *packages):
+            return base
+    return None
+
+
+def _overrides_between(cls, base):
+    """Names that the classes from cls down to (not including) `base` define themselves."""
+    names = []
+    for klass in cls.__mro__:
+        if klass is base:
+            break
+        names += [k for k in vars(klass) if k not in _CLASS_BOOKKEEPING]
+    return names
+
+
+def _accepted_text(family):
+    nb = _NB_STATIC_CLASSES if family == "static" else _NB_WORKLOAD_CLASSES
+    ours = CPP_STATIC_METRICS if family == "static" else CPP_WORKLOAD_METRICS
+    return (f"NeuroBench's {family} metric classes ({', '.join(nb)}), their names as strings "
+            f"(2.x or 1.x spelling, e.g. 'classification_accuracy'), neurobench-cpp's {family} "
+            f"metrics by name ({', '.join(ours)}), a CppMetric, or a subclass of NeuroBench's "
+            f"{'StaticMetric' if family == 'static' else 'WorkloadMetric or AccumulatedMetric'}")
+
+
+def _describe(item):
+    if isinstance(item, type):
+        return f"class {item.__module__}.{item.__qualname__}"
+    return f"{type(item).__name__} {item!r}"[:200]
+
+
+def _from_name(name, family, position):
+    key = _canonical(name)
+    if key in _REMOVED_NAMES:
+        raise ValueError(f"{family} metric {position} '{name}': {_REMOVED_NAMES[key]}")
+    found = _CPP_BY_KEY.get(key)
+    if found is None:
+        raise ValueError(f"{family} metric {position}: unknown metric name '{name}'; accepted: "
+                         f"{_accepted_text(family)}")
+    if found[0] != family:
+        raise ValueError(f"{family} metric {position} '{name}' is a {found[0]} metric: put it in "
+                         f"the {'first' if found[0] == 'static' else 'second'} list of "
+                         f"metric_list")
+    return CppMetric(found[1], {}, name)
+
+
+def _from_cpp_metric(metric, family, position):
+    found = _CPP_BY_KEY.get(_canonical(metric.name))
+    if found is None or found[0] != family:
+        raise ValueError(f"{family} metric {position}: {metric!r} names no {family} metric of "
+                         f"neurobench-cpp; accepted: {', '.join(CPP_STATIC_METRICS if family == 'static' else CPP_WORKLOAD_METRICS)}")
+    if not isinstance(metric.options, dict):
+        raise TypeError(f"{family} metric {position}: {metric!r}: options must be a dict")
+    return CppMetric(found[1], dict(metric.options), metric.result_key or metric.name)
+
+
+def _python_kind(cls):
+    """'static', 'workload' or 'accumulated' for a subclass of NeuroBench's abstract metric
+    classes (2.x: neurobench.metrics.abstract), else None."""
+    abstract = ("neurobench.metrics.abstract",)
+    if _neurobench_base(cls, abstract, ("AccumulatedMetric",)) is not None:
+        return "accumulated"
+    if _neurobench_base(cls, abstract, ("WorkloadMetric",)) is not None:
+        return "workload"
+    if _neurobench_base(cls, abstract, ("StaticMetric",)) is not None:
+        return "static"
+    return None
+
+
+def _from_class(cls, family, position):
+    packages = ("neurobench.metrics.static",) if family == "static" else (
+        "neurobench.metrics.workload",)
+    names = _NB_STATIC_CLASSES if family == "static" else _NB_WORKLOAD_CLASSES
+    builtin = _neurobench_base(cls, packages, names)
+    if builtin is not None and not _overrides_between(cls, builtin):
+        # NeuroBench's class, or a subclass that only renames it: the C++ metric, keyed as
+        # NeuroBench keys it (the class's own name).
+        return CppMetric(_CPP_BY_KEY[_canonical(builtin.__name__)][1], {}, cls.__name__)
+    other = _neurobench_base(cls, ("neurobench.metrics.static", "neurobench.metrics.workload"),
+                             _NB_STATIC_CLASSES + _NB_WORKLOAD_CLASSES)
+    if builtin is None and other is not None:
+        raise TypeError(f"{family} metric {position}: {cls.__name__} is NeuroBench's "
+                        f"{'static' if family == 'workload' else 'workload'} metric {other.__name__}:"
+                        f" put it in the other list of metric_list")
+    kind = _python_kind(cls)
+    if kind is None:
+        raise TypeError(f"{family} metric {position}: {_describe(cls)} is not accepted; "
+                        f"accepted: {_accepted_text(family)}")
+    if (family == "static") != (kind == "static"):
+        raise TypeError(f"{family} metric {position}: custom metric '{cls.__name__}' must inherit "
+                        f"from {'StaticMetric' if family == 'static' else 'WorkloadMetric'} "
+                        f"(it is a {kind} metric: put it in the "
+                        f"{'first' if kind == 'static' else 'second'} list)")
+    try:
+        obj = cls()
+    except Exception as e:  # the user's constructor: name it
+        raise TypeError(f"{family} metric {position}: constructing '{cls.__name__}' raised "
+                        f"{type(e).__name__}: {e}") from e
+    return PythonMetric(obj, kind, cls.__name__, bool(getattr(obj, "requires_hooks", False)))
+
+
+def _translate_one(item, family, position):
+    if isinstance(item, str):
+        return _from_name(item, family, position)
+    if isinstance(item, CppMetric):
+        return _from_cpp_metric(item, family, position)
+    if isinstance(item, type):
+        return _from_class(item, family, position)
+    hint = ""
+    if _python_kind(type(item)) is not None or _neurobench_base(
+            type(item), ("neurobench.metrics",), _NB_STATIC_CLASSES + _NB_WORKLOAD_CLASSES):
+        hint = f" (an instance: pass the class {type(item).__name__} itself, as NeuroBench takes it)"
+    raise TypeError(f"{family} metric {position}: {_describe(item)} is not accepted{hint}; "
+                    f"accepted: {_accepted_text(family)}")
+
+
+def _translate_family(items, family):
+    if items is None:
+        return []
+    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
+        raise TypeError(f"metric_list's {family} entry must be a list of metrics, got "
+                        f"{_describe(items)}")
+    # NeuroBench's managers keep a dict keyed by result key: a repeated key keeps its first
+    # position and its last metric.
+    by_key = {}
+    for position, item in enumerate(items):
+        metric = _translate_one(item, family, f"#{position} of metric_list[{0 if family == 'static' else 1}]")
+        by_key[metric.result_key] = metric
+    return list(by_key.values())
+
+
+def translate_metrics(metric_list):
+    """NeuroBench's `[[static...], [workload...]]` -> (static, workload): lists of CppMetric and
+    PythonMetric, in NeuroBench's order, one per result key.
+
+    Several entries may name the same C++ metric under different result keys
+    (`[Footprint, "footprint"]`): the harness computes it once and reports it under each key.
+    """
+    if isinstance(metric_list, (str, bytes)) or not hasattr(metric_list, "__len__") or len(
+            metric_list) != 2:
+        raise TypeError("metric_list must be NeuroBench's [[static metrics], [workload metrics]], "
+                        f"got {_describe(metric_list)}")
+    return (_translate_family(metric_list[0], "static"),
+            _translate_family(metric_list[1], "workload"))

@@ -43,3 +43,250 @@ class PreparedModel:
     activation_modules: Optional[Tuple[str, ...]] = None
     # Keeps the temporary folder of an exported or saved file alive as long as the model.
     workdir: Any = field(default=None, repr=False, compare=False)
+
+
+class ModelError(ValueError):
+    """A model the C++ harness cannot run exactly as NeuroBench would: the message names the
+    model and the reason (the exporter's refusal, a file that does not load, ...)."""
+
+
+_EXAMPLE_SAMPLES = 16  # the exporter's check runs on at most this many samples of the batch
+
+_NB_MODEL_MODULES = {"TorchModel": ("neurobench.models.torch_model",),
+                     "SNNTorchModel": ("neurobench.models.snntorch_models",)}
+
+
+def _default_activation_modules():
+    import torch.nn as nn
+    return [nn.ReLU, nn.Sigmoid]
+
+
+class TorchModel:
+    """neurobench_cpp's equivalent of NeuroBench's TorchModel(net), for use without NeuroBench:
+    the same constructor, call, `__net__()` and `add_activation_module()`."""
+
+    def __init__(self, net):
+        self.net = net
+        self.net.eval()
+        self.activation_modules = _default_activation_modules()
+
+    def __call__(self, batch):
+        return self.net(batch)
+
+    def __net__(self):
+        return self.net
+
+    def add_activation_module(self, activation_module):
+        self.activation_modules.append(activation_module)
+
+    def activation_layers(self):
+        """NeuroBench's activation_layers(): [{"layer_name", "layer"}], children searched
+        recursively, an activation layer's own children not."""
+        return _activation_layers(self.net, self.activation_modules)
+
+
+class SNNTorchModel(TorchModel):
+    """neurobench_cpp's equivalent of NeuroBench's SNNTorchModel(net, custom_forward=False):
+    called on (batch, timesteps, ...), the net is reset and called once per timestep (or, with
+    custom_forward, once on the whole batch, its (timesteps, batch, ...) output transposed)."""
+
+    def __init__(self, net, custom_forward=False):
+        super().__init__(net)
+        try:  # snnTorch's neurons count as activations, as in NeuroBench
+            import snntorch
+            self.add_activation_module(snntorch.SpikingNeuron)
+        except ImportError:  # then the net has no snnTorch neurons to find
+            pass
+        self.custom_forward = custom_forward
+
+    def __call__(self, data):
+        import torch
+        if self.custom_forward:
+            return self.net(data).transpose(0, 1)
+        if hasattr(self.net, "reset"):
+            self.net.reset()
+        else:
+            from snntorch import utils
+            utils.reset(self.net)
+        spikes = [self.net(data[:, step, ...])[0] for step in range(data.shape[1])]
+        return torch.stack(spikes).transpose(0, 1)
+
+
+def _activation_layers(net, activation_modules):
+    kinds = tuple(activation_modules)
+    layers = []
+    for name, child in net.named_children():
+        if isinstance(child, kinds):
+            layers.append({"layer_name": name, "layer": child})
+        elif list(child.children()):
+            layers.extend(_activation_layers(child, kinds))
+    return layers
+
+
+def _is_script_module(obj):
+    import torch
+    return isinstance(obj, torch.jit.ScriptModule)
+
+
+def _wrapper_kind(model):
+    """'TorchModel' or 'SNNTorchModel' for NeuroBench's wrappers and ours (subclasses that do
+    not change __call__ included), with who made it; None for anything else."""
+    cls = type(model)
+    for base in cls.__mro__:
+        if base in (TorchModel, SNNTorchModel):
+            owner = "neurobench_cpp"
+        elif base.__name__ in _NB_MODEL_MODULES and base.__module__ in _NB_MODEL_MODULES[
+                base.__name__]:
+            owner = "NeuroBench's"
+        else:
+            continue
+        overriding = [k.__name__ for k in cls.__mro__[:cls.__mro__.index(base)]
+                      if "__call__" in vars(k)]
+        if overriding:
+            raise ModelError(
+                f"{cls.__name__} (a subclass of {owner} {base.__name__}) defines its own __call__"
+                f" ({overriding[0]}.__call__): the C++ harness runs the network as "
+                f"{base.__name__} does and cannot run Python code in its place; export the "
+                f"behaviour you want as TorchScript (neurobench_export) and pass the module")
+        return base.__name__, owner
+    return None
+
+
+class _Workdir:
+    """A temporary folder removed when the PreparedModel holding it goes (or at exit)."""
+
+    def __init__(self):
+        import shutil
+        import tempfile
+        import weakref
+        self.name = tempfile.mkdtemp(prefix="neurobench_cpp_")
+        self._finalizer = weakref.finalize(self, shutil.rmtree, self.name, ignore_errors=True)
+
+    def cleanup(self):
+        self._finalizer()
+
+
+def _prepare_script(script, original, kind, describe, stepwise, activation_modules):
+    import torch
+    workdir = _Workdir()
+    path = f"{workdir.name}/model.pt"
+    torch.jit.save(script, path)
+    return PreparedModel(script, kind, original, describe, path, stepwise, activation_modules,
+                         workdir)
+
+
+def _example_for(describe, example_input, stepwise):
+    import torch
+    if example_input is None:
+        raise ModelError(f"{describe}: an eager network is exported to TorchScript on a batch of "
+                         f"the data, and none was given (example_input)")
+    if isinstance(example_input, (list, tuple)) and example_input and all(
+            isinstance(t, torch.Tensor) for t in example_input):
+        example_input = torch.vstack(list(example_input))
+    if not isinstance(example_input, torch.Tensor):
+        raise ModelError(f"{describe}: the model's input must be a tensor, got "
+                         f"{type(example_input).__name__}")
+    if stepwise and example_input.dim() < 2:
+        raise ModelError(f"{describe}: SNNTorchModel's input is (batch, timesteps, ...), got "
+                         f"shape {list(example_input.shape)}")
+    if stepwise and example_input.shape[1] == 0:
+        raise ModelError(f"{describe}: the batch has no timesteps (shape "
+                         f"{list(example_input.shape)})")
+    example = example_input.detach()[:_EXAMPLE_SAMPLES]
+    return example[:, 0] if stepwise else example
+
+
+def _export(net, original, kind, describe, example_input, custom_forward, stepwise,
+            activation_modules):
+    import torch
+    try:
+        from neurobench_export import ExportError, export
+    except ImportError as e:
+        raise ModelError(f"{describe}: the exporter (package neurobench_export, installed with "
+                         f"neurobench_cpp) cannot be imported: {e}") from e
+    example = _example_for(describe, example_input, stepwise)
+    workdir = _Workdir()
+    path = f"{workdir.name}/model.pt"
+    try:
+        export(net, path, example_input=example, custom_forward=custom_forward,
+               stepwise=stepwise)
+    except ExportError as e:
+        workdir.cleanup()
+        raise ModelError(f"{describe}: the network cannot be exported to TorchScript with its "
+                         f"exact behaviour, so the C++ harness cannot run it: {e}") from e
+    script = torch.jit.load(path)
+    return PreparedModel(script, kind, original, describe, path, stepwise, activation_modules,
+                         workdir)
+
+
+def _activation_names(net, activation_modules):
+    """Class names of the layers NeuroBench's hooks would treat as activations in `net`."""
+    names = []
+    for layer in _activation_layers(net, activation_modules):
+        name = type(layer["layer"]).__name__
+        if name not in names:
+            names.append(name)
+    return tuple(names)
+
+
+def _prepare_wrapper(model, wrapper, owner, example_input):
+    net = getattr(model, "net", None)
+    if net is None:
+        raise ModelError(f"{owner} {wrapper} {type(model).__name__} has no network (.net)")
+    snn = wrapper == "SNNTorchModel"
+    custom_forward = bool(getattr(model, "custom_forward", False)) if snn else False
+    stepwise = snn and not custom_forward
+    kind = "snntorch" if snn else "torch"
+    describe = (f"{owner} {wrapper}({type(net).__name__}"
+                f"{', custom_forward=True' if custom_forward else ''})")
+    if _is_script_module(net):
+        # Already TorchScript: run as it is. NeuroBench's hooks find no layer in a
+        # ScriptModule; the harness finds them by class name (its defaults).
+        return _prepare_script(net, model, kind, describe, stepwise, None)
+    activation_modules = _activation_names(
+        net, getattr(model, "activation_modules", _default_activation_modules()))
+    return _export(net, model, kind, describe, example_input, custom_forward, stepwise,
+                   activation_modules)
+
+
+def prepare_model(model, example_input=None):
+    """The model as NeuroBench's Benchmark takes it -> PreparedModel for the C++ harness.
+
+    model: NeuroBench's TorchModel(net) or SNNTorchModel(net, custom_forward=...), ours
+        (neurobench_cpp.TorchModel / SNNTorchModel), a torch.jit.ScriptModule, or the path of a
+        TorchScript file (str or os.PathLike).
+    example_input: one batch's data as the model is called with it (after the
+        pre-processors); needed for an eager network, which is exported on it. For
+        SNNTorchModel without custom_forward it is (batch, timesteps, ...) and its first
+        timestep is the exporter's example.
+    Raises TypeError for anything else, ModelError when the model cannot run exactly.
+    """
+    import os
+    found = _wrapper_kind(model)
+    if found is not None:
+        wrapper, owner = found
+        return _prepare_wrapper(model, wrapper, owner, example_input)
+    if _is_script_module(model):
+        return _prepare_script(model, model, "torchscript",
+                               f"TorchScript module {getattr(model, 'original_name', '')}".strip(),
+                               False, None)
+    if isinstance(model, (str, os.PathLike)):
+        import torch
+        path = os.fspath(model)
+        describe = f"TorchScript file '{path}'"
+        if not os.path.isfile(path):
+            raise ModelError(f"{describe}: no such file")
+        try:
+            script = torch.jit.load(path, map_location="cpu")
+        except Exception as e:  # torch's RuntimeError with the reason
+            raise ModelError(f"{describe} cannot be loaded as TorchScript: {e}") from e
+        return PreparedModel(script, "torchscript", model, describe, os.path.abspath(path), False,
+                             None)
+    hint = ""
+    if hasattr(model, "forward") and hasattr(model, "parameters"):
+        hint = (f" (wrap the network as NeuroBench does: TorchModel(net) or "
+                f"SNNTorchModel(net))")
+    raise TypeError(f"model: {type(model).__module__}.{type(model).__qualname__} is not accepted"
+                    f"{hint}; accepted: NeuroBench's TorchModel or SNNTorchModel, "
+                    f"neurobench_cpp.TorchModel or SNNTorchModel, a torch.jit.ScriptModule, or "
+                    f"the path of a TorchScript file")
