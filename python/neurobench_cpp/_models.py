@@ -284,8 +284,7 @@ def prepare_model(model, example_input=None):
                              None)
     hint = ""
     if hasattr(model, "forward") and hasattr(model, "parameters"):
-        hint = (f" (wrap the network as NeuroBench does: TorchModel(net) or "
-                f"SNNTorchModel(net))")
+        hint = " (wrap the network as NeuroBench does: TorchModel(net) or SNNTorchModel(net))"
     raise TypeError(f"model: {type(model).__module__}.{type(model).__qualname__} is not accepted"
                     f"{hint}; accepted: NeuroBench's TorchModel or SNNTorchModel, "
                     f"neurobench_cpp.TorchModel or SNNTorchModel, a torch.jit.ScriptModule, or "

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""NeuroBench's example benchmarks as a user runs them, through neurobench_cpp.Benchmark and
+through NeuroBench's own Benchmark, compared result by result.
+
+Each script in tests/python/examples/ is NeuroBench's example written as a user writes it, with
+`from neurobench_cpp import Benchmark` and synthetic data of the real shapes. It is run as it
+is, then again with that one line replaced by NeuroBench's `from neurobench.benchmarks import
+Benchmark`; the two `results` must have the same keys and nesting, integers equal, floats equal
+to 1e-6 relative.
+
+  /usr/bin/python3 tests/python/check_examples.py [--core-dir build/release/python/neurobench_cpp]
+      [SCRIPT...]
+
+--core-dir (or NEUROBENCH_CPP_CORE_DIR) names the folder of the compiled neurobench_cpp._core
+of a build tree. Exits 77 (skipped) when the compiled core, python3-torch, -torchaudio, -tqdm or
+the reference packages in ../shared/third_party are missing.
+
+NeuroBench 2.3's S2SPreProcessor is under a non-commercial licence and is not in
+../shared/third_party: for the keyword-spotting SNN, NeuroBench's side uses a stand-in of that
+class written from the paper (tests/audio/s2s_reference.py, as check_speech_commands_example.py
+does), with NeuroBench's attributes, which neurobench_cpp translates to its C++ S2S. And
+NeuroBench's R2 needs a shim on torch 1.13 (install_var_shim).
+"""
+import argparse
+import contextlib
+import io
+import math
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SKIP = 77
+OURS = "from neurobench_cpp import Benchmark"
+THEIRS = "from neurobench.benchmarks import Benchmark"
+SCRIPTS = ["gsc_ann.py", "gsc_snn.py", "dvs_gesture_snn.py", "primate_reaching.py"]
+TOLERANCE = 1e-6
+
+
+def setup(core_dir):
+    third = os.environ.get("NEUROBENCH_THIRD_PARTY") or os.path.join(ROOT, "..", "shared",
+                                                                     "third_party")
+    for needed in ("neurobench", "snntorch"):
+        if not os.path.isdir(os.path.join(third, needed)):
+            print(f"skipped: {needed} is not at {third}")
+            sys.exit(SKIP)
+    sys.path[:0] = [os.path.join(third, "neurobench"), os.path.join(third, "snntorch"),
+                    os.path.join(ROOT, "python"), os.path.join(ROOT, "tests", "audio")]
+    try:
+        import numpy  # noqa: F401
+        import torch  # noqa: F401
+        import torchaudio  # noqa: F401
+        import tqdm  # noqa: F401
+    except ImportError as e:
+        print(f"skipped: {e} (scripts/setup --python)")
+        sys.exit(SKIP)
+    if core_dir:
+        os.environ["NEUROBENCH_CPP_CORE_DIR"] = os.path.abspath(core_dir)
+    import neurobench_cpp
+    if getattr(neurobench_cpp, "_core", None) is None:
+        print(f"skipped: neurobench_cpp's compiled core is not built: "
+              f"{getattr(neurobench_cpp, 'CORE_IMPORT_ERROR', '')}")
+        sys.exit(SKIP)
+    install_s2s_stand_in()
+    install_var_shim()
+
+
+def install_var_shim():
+    """NeuroBench's R2 calls Tensor.var(correction=0), which torch 1.13 (Debian) only takes
+    with a dim: the same shim as check_primate_reaching_example.py (NeuroBench's side only;
+    neurobench_cpp computes R2 in C++)."""
+    import torch
+    original = torch.Tensor.var
+
+    def var(self, *args, **kwargs):
+        if "correction" in kwargs and not args and "dim" not in kwargs:
+            return original(self, unbiased=bool(kwargs.pop("correction")), **kwargs)
+        return original(self, *args, **kwargs)
+
+    torch.Tensor.var = var
+
+
+def install_s2s_stand_in():
+    """NeuroBench's S2SPreProcessor, importable as NeuroBench 2.3 exports it, computed by the
+    project's paper-based Speech2Spikes (tests/audio/s2s_reference.py)."""
+    import torch
+    import torchaudio
+    import neurobench.processors.preprocessors as preprocessors
+    from neurobench.processors.abstract import NeuroBenchPreProcessor
+    import s2s_reference
+
+    class S2SPreProcessor(NeuroBenchPreProcessor):
+        def __init__(self, device=None, transpose=True, log_offset=1e-6):
+            self.device, self.transpose, self.log_offset = device, transpose, log_offset
+            self.spec_kwargs = {"sample_rate": 16000, "n_mels": 20, "n_fft": 512, "f_min": 20,
+                                "f_max": 4000, "hop_length": 80}
+            self.threshold = 1
+            self.transform = torchaudio.transforms.MelSpectrogram(**self.spec_kwargs)
+
+        def __call__(self, batch):
+            events, _, _ = s2s_reference.s2s(batch[0][..., 0].numpy(), threshold=self.threshold)
+            return (torch.from_numpy(events).float(),) + tuple(batch[1:])
+
+    S2SPreProcessor.__module__ = "neurobench.processors.preprocessors.speech2spikes"
+    preprocessors.S2SPreProcessor = S2SPreProcessor
+
+
+def run_script(path, text):
+    """Runs a script's text as its own __main__ would; returns its `results`."""
+    sys.modules.pop("networks", None)  # each example folder has its own networks.py
+    scope = {"__name__": "__main__", "__file__": path}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        exec(compile(text, path, "exec"), scope)
+    return scope["results"]
+
+
+def plain(obj):
+    import numpy as np
+    import torch
+    if isinstance(obj, dict):
+        return {str(k): plain(v) for k, v in obj.items()}
+    if isinstance(obj, torch.Tensor):
+        return obj.item()
+    if isinstance(obj, (np.floating, np.integer)):
+        return obj.item()
+    return obj
+
+
+def compare(theirs, ours, prefix=""):
+    """Mismatches of `ours` against NeuroBench's `theirs`, as lines."""
+    bad = []
+    if sorted(theirs) != sorted(ours):
+        bad.append(f"{prefix or 'results'}: keys {sorted(ours)}, NeuroBench {sorted(theirs)}")
+    for key, want in theirs.items():
+        if key not in ours:
+            continue
+        got = ours[key]
+        if isinstance(want, dict):
+            if not isinstance(got, dict):
+                bad.append(f"{prefix}{key}: {got!r}, NeuroBench a dict")
+            else:
+                bad += compare(want, got, f"{prefix}{key}.")
+        elif isinstance(want, bool) or isinstance(want, int):
+            if got != want or type(got) is not type(want):
+                bad.append(f"{prefix}{key}: {got!r}, NeuroBench {want!r} (integers exactly)")
+        elif isinstance(want, float):
+            ok = isinstance(got, (int, float)) and math.isfinite(got) and (
+                abs(got - want) <= TOLERANCE * abs(want) or got == want)
+            if not ok:
+                bad.append(f"{prefix}{key}: {got!r}, NeuroBench {want!r}")
+        elif got != want:
+            bad.append(f"{prefix}{key}: {got!r}, NeuroBench {want!r}")
+    return bad
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--core-dir")
+    parser.add_argument("scripts", nargs="*")
+    args = parser.parse_args()
+    setup(args.core_dir)
+    failures = []
+    for name in args.scripts or SCRIPTS:
+        path = os.path.join(HERE, "examples", name)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        lines = text.splitlines()
+        if lines.count(OURS) != 1:
+            raise SystemExit(f"{path}: must hold the line '{OURS}' exactly once")
+        theirs_text = text.replace(OURS, THEIRS)
+        start = time.perf_counter()
+        try:
+            ours = plain(run_script(path, text))
+        except Exception as e:  # reported with the script's name, then the next script
+            failures.append(f"{name}: neurobench_cpp raised {type(e).__name__}: {e}")
+            continue
+        middle = time.perf_counter()
+        theirs = plain(run_script(path, theirs_text))
+        end = time.perf_counter()
+        bad = compare(theirs, ours)
+        failures += [f"{name}: {line}" for line in bad]
+        print(f"{'FAIL' if bad else 'ok  '} {name}: neurobench_cpp {middle - start:.2f} s, "
+              f"NeuroBench {end - middle:.2f} s; {ours}")
+    for line in failures:
+        print(line)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
