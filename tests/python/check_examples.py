@@ -7,7 +7,8 @@ Each script in tests/python/examples/ is NeuroBench's example written as a user 
 `from neurobench_cpp import Benchmark` and synthetic data of the real shapes. It is run as it
 is, then again with that one line replaced by NeuroBench's `from neurobench.benchmarks import
 Benchmark`; the two `results` must have the same keys and nesting, integers equal, floats equal
-to 1e-6 relative.
+to 1e-6 relative. custom_python_parts.py, not one of NeuroBench's examples, puts the user's own
+Python pre- and post-processor and metrics of each kind in the chain.
 
   /usr/bin/python3 tests/python/check_examples.py [--core-dir build/release/python/neurobench_cpp]
       [SCRIPT...]
@@ -35,7 +36,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 SKIP = 77
 OURS = "from neurobench_cpp import Benchmark"
 THEIRS = "from neurobench.benchmarks import Benchmark"
-SCRIPTS = ["gsc_ann.py", "gsc_snn.py", "dvs_gesture_snn.py", "primate_reaching.py"]
+SCRIPTS = ["gsc_ann.py", "gsc_snn.py", "dvs_gesture_snn.py", "primate_reaching.py",
+           "custom_python_parts.py"]
 TOLERANCE = 1e-6
 
 
