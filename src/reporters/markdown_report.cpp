@@ -14,6 +14,7 @@
 #include "reporters/flat_values.hpp"
 #include "reporters/fscil_sessions.hpp"
 #include "reporters/metric_index.hpp"
+#include "reporters/profile_html.hpp"
 #include "reporters/run_context.hpp"
 #include "reporters/text.hpp"
 
@@ -143,6 +144,7 @@ std::string render_markdown_report(const std::vector<RunResults>& runs) {
   }
   if (!others.empty()) out += other_metrics_table(runs, flat, others);
   out += detail::fscil_sessions_markdown(runs);  // FSCIL runs only: every session
+  out += detail::profile_markdown(runs);         // runs made with --profile only
   const std::string environment = environment_list(runs, flat);
   if (!environment.empty()) out += "\n" + environment;
   return out;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The per-layer profile (Results::profile, `_run.profile` in results files) as CSV, as a text
-// table and as the HTML report's section: a table and a bar chart per run, sorted by time.
+// table, as the HTML report's section (a table and a bar chart per run, sorted by time) and as
+// the Markdown report's tables. The tables end with a "(rest of forward)" row: `other_s`, the
+// profiled forward call's time outside every row, so that a table's times add up to it.
 #include <neurobench/reporters/profile.hpp>
 
 #include <algorithm>
@@ -64,6 +66,29 @@ std::vector<const Json*> profile_by_time(const Json& layers) {
   return rows;
 }
 
+// The "(rest of forward)" row of a displayed table: `other_s` and its share of the profiled
+// forward call; null when the profile has no `other_s` (a file written before it).
+Json profile_rest_row(const Json& profile) {
+  const auto other = profile_double(profile, "other_s");
+  if (!other) return nullptr;
+  const auto forward = profile_double(profile, "profiled_forward_s");
+  Json row = Json::object();
+  row["layer"] = "(rest of forward)";
+  row["kind"] = "rest";
+  row["type"] = "";
+  row["time_per_run_s"] = *other;
+  row["share"] = forward && *forward > 0 ? Json(*other / *forward) : Json(nullptr);
+  return row;
+}
+
+// The rows to display: the layers by time, then the rest row (kept in `rest`) when there is one.
+std::vector<const Json*> profile_display_rows(const Json& profile, Json& rest) {
+  std::vector<const Json*> rows = profile_by_time(profile_layers(profile));
+  rest = profile_rest_row(profile);
+  if (!rest.is_null()) rows.push_back(&rest);
+  return rows;
+}
+
 // Seconds for people: `1.23 ms`, `45.6 us`.
 std::string profile_seconds(std::optional<double> s) {
   if (!s) return "";
@@ -124,11 +149,12 @@ std::string render_profile_csv(const Results& results) {
 
 std::string render_profile_table(const Json& profile) {
   if (profile.is_null()) return "";
-  const Json& layers = profile_layers(profile);
+  Json rest;
+  const std::vector<const Json*> rows = profile_display_rows(profile, rest);
   std::vector<std::vector<std::string>> cells = {{"layer", "type", "output shape", "calls",
                                                   "time/call", "time/forward", "share", "dense ops",
                                                   "effective ops", "sparsity"}};
-  for (const Json* row : profile_by_time(layers)) {
+  for (const Json* row : rows) {
     const auto sparsity = profile_double(*row, "activation_sparsity");
     cells.push_back({profile_text_of(*row, "layer"), profile_text_of(*row, "type"),
                      profile_shape(*row), profile_count(profile_double(*row, "calls_per_run")),
@@ -161,7 +187,8 @@ std::string render_profile_table(const Json& profile) {
   }
   const auto overhead = profile_double(profile, "overhead");
   out += fmt::format(
-      "forward call: {} with layer clocks ({} in the layers, {} elsewhere), {} without "
+      "forward call: {} with layer clocks ({} in the modules or layers listed, {} outside them), "
+      "{} without "
       "({}{:.1f}% for the clocks; {} runs each, batch size {})\n",
       profile_seconds(profile_double(profile, "profiled_forward_s")),
       profile_seconds(profile_double(profile, "layers_s")),
@@ -178,6 +205,15 @@ namespace {
 
 constexpr const char* kProfileConnectionColour = "#4269d0";
 constexpr const char* kProfileActivationColour = "#ff725c";
+constexpr const char* kProfileOtherColour = "#6cc5b0";
+constexpr const char* kProfileRestColour = "#a0a0a0";
+
+const char* profile_colour(const std::string& kind) {
+  if (kind == "connection") return kProfileConnectionColour;
+  if (kind == "activation") return kProfileActivationColour;
+  if (kind == "rest") return kProfileRestColour;
+  return kProfileOtherColour;
+}
 
 std::string profile_html_table(const std::vector<const Json*>& rows) {
   std::string out =
@@ -223,7 +259,9 @@ std::string profile_chart(const std::vector<const Json*>& rows, std::size_t r,
   std::string body;
   const double legend_h = legend(body,
                                  {{"connection layer", kProfileConnectionColour, ""},
-                                  {"activation layer", kProfileActivationColour, ""}},
+                                  {"activation layer", kProfileActivationColour, ""},
+                                  {"other module", kProfileOtherColour, ""},
+                                  {"rest of forward", kProfileRestColour, ""}},
                                  longest + 20, 12, width - longest - 40);
   const double bar = 18;
   const Plot p{longest + 20, 24 + legend_h, width - longest - 20 - 80,
@@ -239,14 +277,13 @@ std::string profile_chart(const std::vector<const Json*>& rows, std::size_t r,
     const std::string layer = profile_text_of(row, "layer");
     const double ms = profile_double(row, "time_per_run_s").value_or(0) * 1e3;
     const double y = p.top + bar * static_cast<double>(i);
-    const bool connection = profile_text_of(row, "kind") == "connection";
     svg += fmt::format(
         "<rect class=\"bar\" data-layer=\"{}\" data-value=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" "
         "height=\"{}\" fill=\"{}\"><title>{}: {} per forward call ({})</title></rect>"
         "<text class=\"tick-label layer-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}"
         "<title>{}</title></text><text class=\"bar-label\" x=\"{}\" y=\"{}\">{}</text>",
         esc(layer), exact(ms / 1e3), px(p.left), px(y + 2), px(std::max(x(ms) - p.left, 0.5)),
-        px(bar - 4), connection ? kProfileConnectionColour : kProfileActivationColour, esc(layer),
+        px(bar - 4), profile_colour(profile_text_of(row, "kind")), esc(layer),
         esc(profile_seconds(ms / 1e3)), esc(profile_percent(profile_double(row, "share"))),
         px(p.left - 6), px(y + bar - 5), esc(shorten(layer, 32)), esc(layer), px(x(ms) + 4),
         px(y + bar - 5), esc(profile_percent(profile_double(row, "share"))));
@@ -254,21 +291,32 @@ std::string profile_chart(const std::vector<const Json*>& rows, std::size_t r,
   return svg + "</svg>";
 }
 
+// The profile of a run read from a results file, or null when it has none or a malformed one
+// (the reports leave it out).
+const Json* profile_of_run(const RunResults& run) {
+  if (!run.run.is_object() || !run.run.contains("profile")) return nullptr;
+  const Json& profile = run.run.at("profile");
+  if (!profile.is_object() || !profile.contains("layers") || !profile.at("layers").is_array()) {
+    return nullptr;
+  }
+  return &profile;
+}
+
 }  // namespace
 
 std::string profile_html(const std::vector<RunResults>& runs) {
   std::string sections;
   for (std::size_t r = 0; r < runs.size(); ++r) {
-    const Json& run = runs[r].run;
-    if (!run.is_object() || !run.contains("profile") || !run.at("profile").is_object()) continue;
-    const Json& profile = run.at("profile");
-    if (!profile.contains("layers") || !profile.at("layers").is_array()) continue;
-    const std::vector<const Json*> rows = profile_by_time(profile.at("layers"));
+    const Json* found = profile_of_run(runs[r]);
+    if (found == nullptr) continue;
+    const Json& profile = *found;
+    Json rest;
+    const std::vector<const Json*> rows = profile_display_rows(profile, rest);
     const auto overhead = profile_double(profile, "overhead");
     sections += fmt::format(
         "<div class=\"profile-run\" data-run=\"{}\"><h3>{}</h3><p class=\"caption\">Forward "
-        "call: {} with the layer clocks ({} in the layers, {} elsewhere), {} without them "
-        "({}{:.1f}%).</p>\n",
+        "call: {} with the layer clocks ({} in the modules or layers listed, {} outside them), {} "
+        "without them ({}{:.1f}%).</p>\n",
         esc(runs[r].label), esc(runs[r].label),
         esc(profile_seconds(profile_double(profile, "profiled_forward_s"))),
         esc(profile_seconds(profile_double(profile, "layers_s"))),
@@ -284,11 +332,53 @@ std::string profile_html(const std::vector<RunResults>& runs) {
   }
   if (sections.empty()) return "";
   return "<section id=\"profile\"><h2>Per-layer profile</h2><p class=\"caption\">Each "
-         "connection and activation layer of the runs made with <code>--profile</code>, the "
-         "slowest first: its own time per forward call (a layer called inside another is "
-         "taken out of the outer one's), its share of the profiled forward call, and its "
-         "operations and activation sparsity per sample.</p>\n" +
+         "module (in an inlined model: each connection and activation layer) of the runs made "
+         "with <code>--profile</code>, the slowest first: its own time per forward call (a "
+         "module called inside another is taken out of the outer one's), its share of the "
+         "profiled forward call, and its operations (connection layers) and activation sparsity "
+         "(activation layers) per sample; last, the rest of the forward call, outside them "
+         "all.</p>\n" +
          sections + "</section>\n";
+}
+
+std::string profile_markdown(const std::vector<RunResults>& runs) {
+  std::string out;
+  for (const RunResults& run : runs) {
+    const Json* profile = profile_of_run(run);
+    if (profile == nullptr) continue;
+    Json rest;
+    const std::vector<const Json*> rows = profile_display_rows(*profile, rest);
+    const auto overhead = profile_double(*profile, "overhead");
+    out += fmt::format(
+        "\n**Per-layer profile: {}** (the slowest first; times per forward call). Forward call: {} "
+        "with the layer clocks ({} in the modules or layers listed, {} outside them), {} without "
+        "them ({}{:.1f}%).\n\n",
+        md_esc(run.label), profile_seconds(profile_double(*profile, "profiled_forward_s")),
+        profile_seconds(profile_double(*profile, "layers_s")),
+        profile_seconds(profile_double(*profile, "other_s")),
+        profile_seconds(profile_double(*profile, "plain_forward_s")),
+        overhead.value_or(0) >= 0 ? "+" : "", overhead.value_or(0) * 100);
+    out +=
+        "| Layer | Kind | Type | Output shape | Calls | Time per call | Time per forward | Share "
+        "| Dense ops | Effective MACs | Effective ACs | Activation sparsity |\n"
+        "|:---|:---|:---|:---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+    for (const Json* row : rows) {
+      const auto sparsity = profile_double(*row, "activation_sparsity");
+      out +=
+          fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                      md_esc(profile_text_of(*row, "layer")), md_esc(profile_text_of(*row, "kind")),
+                      md_esc(profile_text_of(*row, "type")), profile_shape(*row),
+                      profile_count(profile_double(*row, "calls_per_run")),
+                      profile_seconds(profile_double(*row, "time_per_call_s")),
+                      profile_seconds(profile_double(*row, "time_per_run_s")),
+                      profile_percent(profile_double(*row, "share")),
+                      profile_count(profile_double(*row, "dense_ops")),
+                      profile_count(profile_double(*row, "effective_macs")),
+                      profile_count(profile_double(*row, "effective_acs")),
+                      sparsity ? fmt::format("{:.4f}", *sparsity) : "");
+    }
+  }
+  return out;
 }
 
 }  // namespace detail

@@ -3,13 +3,17 @@
 // probe's hooks, counting each connection layer's synaptic operations with a SynapticOperations
 // of its own and each activation layer's sparsity with ActivationSparsityByLayer, so that the
 // rows add up to those metrics' values; then timed forward calls on the timing pass's batches,
-// first without hooks, then with a clock read at each layer's entry and exit (module hooks; an
-// inlined model's operators). Each layer's time is its own: a layer called inside another is
-// taken out of the outer one's, so that the layers' times and the rest add up to the forward.
+// first without hooks, then with a clock read at the entry and exit of every submodule (kind
+// `other` for those neither a connection nor an activation layer: pooling, flattening,
+// containers) or, in an inlined model, of the layers' operators. Each row's time is its own: a
+// module called inside another is taken out of the outer one's, so that the rows' times and
+// `other_s` (the root module's own code, outside every submodule) add up to the forward.
 #include "runtime/profile_pass.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -45,8 +49,9 @@ using ProfileClock = std::chrono::steady_clock;
 // One layer of the profile: what the counting pass counted and what the clocks measured.
 struct ProfileLayer {
   std::string name;
-  bool connection = false;
+  std::string kind;  // connection, activation or other
   std::string type;
+  int64_t order = -1;  // rank of the first entry the clocks saw; -1: none seen
   std::unique_ptr<metrics::SynapticOperations> ops;  // connection layers
   std::vector<int64_t> shape;
   bool has_shape = false;
@@ -54,24 +59,42 @@ struct ProfileLayer {
   double self_s = 0;  // their time, nested layers' time taken out
 };
 
-// The layers in the order first called.
+// The layers in the order first seen, counted or clocked.
 class ProfileLayers {
  public:
-  ProfileLayer& find_or_add(std::string_view name, bool connection, std::string_view type) {
+  ProfileLayer& find_or_add(std::string_view name, std::string_view kind, std::string_view type) {
     const auto it = index_.find(name);
     if (it != index_.end()) return *layers_[it->second];
     auto layer = std::make_unique<ProfileLayer>();
     layer->name = std::string(name);
-    layer->connection = connection;
+    layer->kind = std::string(kind);
     layer->type = std::string(type);
     index_.emplace(layer->name, layers_.size());
     layers_.push_back(std::move(layer));
     return *layers_.back();
   }
   [[nodiscard]] const std::vector<std::unique_ptr<ProfileLayer>>& all() const { return layers_; }
+  // The clocks saw `layer` entered: the first time fixes its place in execution order.
+  void entered(ProfileLayer& layer) {
+    if (layer.order < 0) layer.order = next_order_++;
+  }
+  // In execution order (entry order, so an outer module before the modules it calls); layers
+  // the clocks never saw (only counted) last, in the order first counted.
+  [[nodiscard]] std::vector<const ProfileLayer*> in_order() const {
+    std::vector<const ProfileLayer*> out;
+    for (const auto& l : layers_) out.push_back(l.get());
+    const auto rank = [](const ProfileLayer* l) {
+      return l->order < 0 ? std::numeric_limits<int64_t>::max() : l->order;
+    };
+    std::stable_sort(out.begin(), out.end(), [&rank](const ProfileLayer* a, const ProfileLayer* b) {
+      return rank(a) < rank(b);
+    });
+    return out;
+  }
 
  private:
   std::vector<std::unique_ptr<ProfileLayer>> layers_;
+  int64_t next_order_ = 0;
   std::map<std::string, std::size_t, std::less<>> index_;
 };
 
@@ -90,11 +113,11 @@ class ProfileCounter final : public WorkloadMetric {
     }
   }
   void on_activation(const ActivationCall& call) override {
-    (void)layers_.find_or_add(call.layer, false, call.type_name);
+    (void)layers_.find_or_add(call.layer, "activation", call.type_name);
     sparsity_.on_activation(call);
   }
   void on_connection(const ConnectionCall& call) override {
-    ProfileLayer& l = layers_.find_or_add(call.layer, true, call.type_name);
+    ProfileLayer& l = layers_.find_or_add(call.layer, "connection", call.type_name);
     if (!l.ops) {
       l.ops = std::make_unique<metrics::SynapticOperations>();
       l.ops->reset();
@@ -162,22 +185,35 @@ torch::Tensor profile_first_tensor(const c10::IValue& v) {
   return {};
 }
 
-// Clocks at each layer's entry and exit, through the model's hooks while it lives.
+// A module's kind in the profile: a connection or activation layer by its class, else other.
+const char* profile_module_kind(const LayerSetup& setup, const std::string& type) {
+  const auto has = [&](const std::vector<std::string>& types) {
+    return std::find(types.begin(), types.end(), type) != types.end();
+  };
+  if (has(setup.connection_types)) return "connection";
+  if (has(setup.activation_types)) return "activation";
+  return "other";
+}
+
+// Clocks at each submodule's (an inlined model: each layer operator's) entry and exit, through
+// the model's hooks while it lives.
 class LayerClocks {
  public:
   LayerClocks(NeuroBenchModel& model, const LayerSetup& setup, ProfileLayers& layers,
               const c10::Device& device)
       : model_(model), layers_(layers), device_(device) {
-    const auto& connections = setup.connection_types;
     if (!model.is_inlined()) {
-      std::vector<std::string> types = setup.activation_types;
-      types.insert(types.end(), connections.begin(), connections.end());
-      const ModuleSelector where = ModuleSelector::by_type(types);
+      // Every module but the root, whatever its class: the root's own code is `other_s`.
+      std::vector<std::string> paths;
+      for (const ModuleInfo& m : model.modules()) {
+        if (!m.path.empty()) paths.push_back(m.path);
+      }
+      if (paths.empty()) return;
+      const ModuleSelector where = ModuleSelector::by_path(std::move(paths));
       handles_.push_back(
-          model.register_forward_pre_hook(where, [this, &connections](const ModuleCall& call) {
-            const bool connection = std::find(connections.begin(), connections.end(),
-                                              call.module.type_name) != connections.end();
-            enter(call.module.path, connection, call.module.type_name);
+          model.register_forward_pre_hook(where, [this, &setup](const ModuleCall& call) {
+            enter(call.module.path, profile_module_kind(setup, call.module.type_name),
+                  call.module.type_name);
           }));
       handles_.push_back(model.register_forward_hook(
           where, [this](const ModuleCall& call) { leave(call.module.path, call.output); }));
@@ -192,7 +228,7 @@ class LayerClocks {
         [this, &connection_ops](const OperatorCall& call) {
           const bool connection = std::find(connection_ops.begin(), connection_ops.end(),
                                             call.op) != connection_ops.end();
-          enter(call.site, connection, call.op);
+          enter(call.site, connection ? "connection" : "activation", call.op);
         }));
     handles_.push_back(model.register_operator_hook(
         OperatorSelector{ops, {}, /*after=*/true},
@@ -221,8 +257,9 @@ class LayerClocks {
     ProfileClock::time_point start;
     double nested_s;
   };
-  void enter(std::string_view name, bool connection, std::string_view type) {
-    ProfileLayer& layer = layers_.find_or_add(name, connection, type);
+  void enter(std::string_view name, std::string_view kind, std::string_view type) {
+    ProfileLayer& layer = layers_.find_or_add(name, kind, type);
+    layers_.entered(layer);
     synchronize(device_);  // the work queued before the layer is not the layer's
     stack_.push_back({&layer, ProfileClock::now(), 0.0});
   }
@@ -308,10 +345,10 @@ Json profile_rows(const ProfileLayers& layers, const ProfileCounter& counter, bo
                   int64_t runs, double profiled_s) {
   const Json sparsity = count_failed ? Json::object() : counter.sparsity();
   Json rows = Json::array();
-  for (const auto& l : layers.all()) {
+  for (const ProfileLayer* l : layers.in_order()) {
     Json row = Json::object();
     row["layer"] = l->name;
-    row["kind"] = l->connection ? "connection" : "activation";
+    row["kind"] = l->kind;
     row["type"] = l->type;
     row["output_shape"] = l->has_shape ? Json(l->shape) : Json(nullptr);
     const double per_run = l->self_s / static_cast<double>(runs);
@@ -320,19 +357,20 @@ Json profile_rows(const ProfileLayers& layers, const ProfileCounter& counter, bo
         l->calls > 0 ? Json(l->self_s / static_cast<double>(l->calls)) : Json(nullptr);
     row["time_per_run_s"] = per_run;
     row["share"] = profiled_s > 0 ? per_run / profiled_s : 0.0;
-    if (l->connection) {
+    if (l->kind == "connection") {
       const Json state =
           l->ops ? l->ops->export_state() : Json{{"macs", 0}, {"acs", 0}, {"dense", 0}};
       row["dense_ops"] = profile_per_sample(state, "dense", counter.samples(), count_failed);
       row["effective_macs"] = profile_per_sample(state, "macs", counter.samples(), count_failed);
       row["effective_acs"] = profile_per_sample(state, "acs", counter.samples(), count_failed);
       row["activation_sparsity"] = nullptr;
-    } else {
+    } else {  // activation and other modules: no operations counted
       row["dense_ops"] = nullptr;
       row["effective_macs"] = nullptr;
       row["effective_acs"] = nullptr;
-      row["activation_sparsity"] =
-          sparsity.contains(l->name) ? sparsity.at(l->name) : Json(nullptr);
+      row["activation_sparsity"] = l->kind == "activation" && sparsity.contains(l->name)
+                                       ? sparsity.at(l->name)
+                                       : Json(nullptr);
     }
     rows.push_back(std::move(row));
   }

@@ -76,3 +76,44 @@ TEST_CASE("the Markdown report shows a described metric's unit and judges it by 
                                "| LayerSpikes.conv1 | spikes/sample | 40 | 80 | +40 (+100.0%) |\n"
                                "| MyMetric |  | 1 | 2 | +1 (+100.0%) |\n"));
 }
+
+TEST_CASE("the Markdown report has each profiled run's layers, slowest first, then the rest",
+          "[report][profile]") {
+  // A profile as `run --profile` writes it under _run (times per forward call).
+  const auto cnn = run_of("cnn", R"({"Latency": {"batch_mean_ms": 1.0},
+      "_run": {"profile": {"batch_size": 4, "warmup": 1, "runs": 3, "samples": 8,
+        "plain_forward_s": 0.001, "profiled_forward_s": 0.00125, "overhead": 0.25,
+        "layers_s": 0.001, "other_s": 0.00025, "layers": [
+          {"layer": "conv", "kind": "connection", "type": "Conv2d", "output_shape": [4, 2, 2, 2],
+           "calls_per_run": 1.0, "time_per_call_s": 0.0002, "time_per_run_s": 0.0002,
+           "share": 0.16, "dense_ops": 50.0, "effective_macs": 40.0, "effective_acs": 0.0,
+           "activation_sparsity": null},
+          {"layer": "pool", "kind": "other", "type": "MaxPool2d", "output_shape": [4, 2, 1, 1],
+           "calls_per_run": 1.0, "time_per_call_s": 0.0007, "time_per_run_s": 0.0007,
+           "share": 0.56, "dense_ops": null, "effective_macs": null, "effective_acs": null,
+           "activation_sparsity": null},
+          {"layer": "relu|1", "kind": "activation", "type": "ReLU", "output_shape": [4, 2],
+           "calls_per_run": 2.0, "time_per_call_s": 0.00005, "time_per_run_s": 0.0001,
+           "share": 0.08, "dense_ops": null, "effective_macs": null, "effective_acs": null,
+           "activation_sparsity": 0.25}]}}})");
+  const auto plain = run_of("plain", R"({"Latency": {"batch_mean_ms": 1.0}})");
+  const std::string md = neurobench::render_markdown_report({cnn, plain});
+  const auto at = md.find(
+      "\n**Per-layer profile: cnn** (the slowest first; times per forward "
+      "call). Forward call: 1.25 ms with the layer clocks (1 ms in the "
+      "modules or layers listed, 250 us outside them), 1 ms without them "
+      "(+25.0%).\n\n");
+  REQUIRE(at != std::string::npos);
+  const std::string table =
+      "| Layer | Kind | Type | Output shape | Calls | Time per call | Time per forward | Share "
+      "| Dense ops | Effective MACs | Effective ACs | Activation sparsity |\n"
+      "|:---|:---|:---|:---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+      "| pool | other | MaxPool2d | 4x2x1x1 | 1 | 700 us | 700 us | 56.0% |  |  |  |  |\n"
+      "| conv | connection | Conv2d | 4x2x2x2 | 1 | 200 us | 200 us | 16.0% | 50 | 40 | 0 |  |\n"
+      "| relu\\|1 | activation | ReLU | 4x2 | 2 | 50 us | 100 us | 8.0% |  |  |  | 0.2500 |\n"
+      "| (rest of forward) | rest |  |  |  |  | 250 us | 20.0% |  |  |  |  |\n";
+  CHECK(md.find(table) == md.find("| Layer |", at));
+  // Only the profiled run has a table; a report without profiles has none.
+  CHECK(md.find("Per-layer profile: plain") == std::string::npos);
+  CHECK(neurobench::render_markdown_report({plain}).find("Per-layer profile") == std::string::npos);
+}

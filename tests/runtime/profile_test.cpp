@@ -15,6 +15,7 @@
 #include <neurobench/model/model.hpp>
 #include <neurobench/processors/processors.hpp>
 #include <neurobench/reporters/html_report.hpp>
+#include <neurobench/reporters/markdown_report.hpp>
 #include <neurobench/reporters/profile.hpp>
 #include <neurobench/reporters/results.hpp>
 #include <neurobench/reporters/run_results.hpp>
@@ -96,26 +97,36 @@ double profile_sum(const Json& profile, const char* key) {
 
 }  // namespace
 
-TEST_CASE("the profile lists the layers in execution order with their output shapes", "[profile]") {
+TEST_CASE("the profile lists every module in execution order with its output shape", "[profile]") {
   ProfiledRun s;
   s.model = "models/mlp_scripted.pt";  // fc1, relu, block1.seq.{0,1}, block2.seq.{0,1}, head
   s.data = torch::randn({9, 4});
   s.targets = torch::randn({9, 3});
   const Results r = run_profiled(s);
   const Json& p = r.profile;
-  CHECK(profile_names(p) == std::vector<std::string>{"fc1", "relu", "block1.seq.0", "block1.seq.1",
-                                                     "block2.seq.0", "block2.seq.1", "head"});
-  const std::vector<std::string> kinds = {"connection", "activation", "connection", "activation",
-                                          "connection", "activation", "connection"};
-  for (std::size_t i = 0; i < kinds.size(); ++i) {
+  // The containers (Block, Sequential) too, each before the modules it calls: kind "other".
+  CHECK(profile_names(p) == std::vector<std::string>{"fc1", "relu", "block1", "block1.seq",
+                                                     "block1.seq.0", "block1.seq.1", "block2",
+                                                     "block2.seq", "block2.seq.0", "block2.seq.1",
+                                                     "head"});
+  const std::vector<std::string> types = {"Linear", "ReLU", "Block", "Sequential",
+                                          "Linear", "ReLU", "Block", "Sequential",
+                                          "Linear", "ReLU", "Linear"};
+  for (std::size_t i = 0; i < types.size(); ++i) {
     const Json& row = p["layers"][i];
     INFO(row.dump());
-    CHECK(row["kind"] == kinds[i]);
-    CHECK(row["type"] == (kinds[i] == "connection" ? "Linear" : "ReLU"));
+    CHECK(row["type"] == types[i]);
+    const std::string kind = types[i] == "Linear" ? "connection"
+                             : types[i] == "ReLU" ? "activation"
+                                                  : "other";
+    CHECK(row["kind"] == kind);
     // The timed runs use the loader's batch size (4): full batches only.
-    CHECK(row["output_shape"] == Json::array({4, i + 1 == kinds.size() ? 3 : 6}));
+    CHECK(row["output_shape"] == Json::array({4, i + 1 == types.size() ? 3 : 6}));
     CHECK(row["calls_per_run"].get<double>() == 1.0);
     CHECK(row["time_per_call_s"].get<double>() >= 0);
+    // Other modules count nothing: no operations, no sparsity.
+    CHECK(row["dense_ops"].is_null() == (kind != "connection"));
+    CHECK(row["activation_sparsity"].is_null() == (kind != "activation"));
   }
   CHECK(p["batch_size"] == 4);
   CHECK(p["runs"] == 3);
@@ -266,6 +277,7 @@ TEST_CASE("the profile is written in the results, as CSV, in the table and in th
   const std::string table = neurobench::render_table(r);
   CHECK_THAT(table, Catch::Contains("per-layer profile"));
   CHECK_THAT(table, Catch::Contains("with layer clocks"));
+  CHECK_THAT(table, Catch::Contains("\n(rest of forward)  "));  // other_s, the last row
 
   const neurobench::RunResults read =
       neurobench::parse_run_results(nlohmann::ordered_json::parse(doc.dump()), "cnn", "cnn.json");
@@ -273,6 +285,11 @@ TEST_CASE("the profile is written in the results, as CSV, in the table and in th
   CHECK_THAT(html, Catch::Contains("<section id=\"profile\">"));
   CHECK_THAT(html, Catch::Contains("<tr data-layer=\"conv\""));
   CHECK_THAT(html, Catch::Contains("id=\"svg-profile-0\""));
+  CHECK_THAT(html, Catch::Contains("<tr data-layer=\"(rest of forward)\""));
+  CHECK_THAT(neurobench::render_markdown_report({read}),
+             Catch::Contains("**Per-layer profile: cnn**") &&
+                 Catch::Contains("\n| conv | connection | Conv2d | 4x2x2x2 | 1 | ") &&
+                 Catch::Contains("\n| (rest of forward) | rest |"));
 
   // A results file without a profile (every file written before it) has no such section.
   Json old = doc;
