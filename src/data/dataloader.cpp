@@ -26,6 +26,11 @@ DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, LoaderOptions opt
   if (dataset_->size() == 0) {
     throw InputError(fmt::format("{}: the dataset is empty", dataset_->describe()));
   }
+  if (dataset_->given_batches() && options_.shuffle_seed) {
+    throw UsageError(fmt::format(
+        "shuffle_seed: {} hands out its own batches in order; it cannot be shuffled",
+        dataset_->describe()));
+  }
   if (const std::optional<int64_t> fixed = dataset_->fixed_batch_size()) {
     // A sequential data set streams recordings through the slots of its batches: their size
     // and order are the data set's.
@@ -46,6 +51,7 @@ DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, LoaderOptions opt
 }
 
 std::size_t DataLoader::num_batches() const {
+  if (const std::optional<std::size_t> given = dataset_->given_batches()) return *given;
   const int64_t n = dataset_->size();
   return static_cast<std::size_t>((n + options_.batch_size - 1) / options_.batch_size);
 }
@@ -55,6 +61,7 @@ Batch DataLoader::batch(std::size_t index) const {
     throw UsageError(fmt::format("{}: batch {} out of range (there are {})", dataset_->describe(),
                                  index, num_batches()));
   }
+  if (dataset_->given_batches()) return dataset_->given_batch(index);
   const int64_t begin = static_cast<int64_t>(index) * options_.batch_size;
   const int64_t end = std::min(begin + options_.batch_size, dataset_->size());
   if (order_.empty()) return dataset_->slice(begin, end);

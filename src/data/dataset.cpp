@@ -25,6 +25,11 @@ Batch Dataset::slice(int64_t begin, int64_t end) const {
   return get(indices);
 }
 
+Batch Dataset::given_batch(std::size_t index) const {
+  throw UsageError(fmt::format("{}: batch {}: the data set hands out no batches of its own",
+                               describe(), index));
+}
+
 TensorDataset::TensorDataset(torch::Tensor data, torch::Tensor targets,
                              std::map<std::string, torch::Tensor> extras, std::string name)
     : data_(std::move(data)),

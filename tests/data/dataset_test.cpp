@@ -50,6 +50,37 @@ TEST_CASE("shuffling is a permutation fixed by the seed", "[data][loader]") {
   REQUIRE_FALSE(torch::cat(seen).equal(torch::arange(10, torch::kLong)));
 }
 
+namespace {
+// Batches of sizes 3, 1, 2 handed out whole, as neurobench_cpp's Python iterables are.
+class GivenBatchesDataset final : public neurobench::Dataset {
+ public:
+  int64_t size() const override { return 10; }  // weights are taken of this, not of 6
+  neurobench::Batch get(const std::vector<int64_t>& /*indices*/) const override {
+    throw neurobench::UsageError("given batches: no random access");
+  }
+  std::string describe() const override { return "given batches"; }
+  std::optional<std::size_t> given_batches() const override { return 3; }
+  neurobench::Batch given_batch(std::size_t index) const override {
+    const int64_t n = std::vector<int64_t>{3, 1, 2}.at(index);
+    return {torch::full({n, 1}, static_cast<double>(index)), torch::zeros({n}), {}};
+  }
+};
+}  // namespace
+
+TEST_CASE("a data set that hands out its own batches keeps their sizes", "[data][loader]") {
+  neurobench::LoaderOptions opts;
+  opts.batch_size = 4;
+  DataLoader loader(std::make_shared<GivenBatchesDataset>(), opts);
+  REQUIRE(loader.num_batches() == 3);
+  REQUIRE(loader.batch(0).size() == 3);
+  REQUIRE(loader.batch(1).size() == 1);
+  REQUIRE(loader.batch(2).data.equal(torch::full({2, 1}, 2.0)));
+  opts.shuffle_seed = 1;
+  REQUIRE_THROWS_WITH(DataLoader(std::make_shared<GivenBatchesDataset>(), opts),
+                      Catch::Contains("given batches") && Catch::Contains("shuffle"));
+  REQUIRE_THROWS_AS(numbers(3)->given_batch(0), neurobench::UsageError);
+}
+
 TEST_CASE("bad loader options and empty datasets are rejected", "[data][loader]") {
   neurobench::LoaderOptions opts;
   opts.batch_size = 0;

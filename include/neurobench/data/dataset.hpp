@@ -53,6 +53,14 @@ class Dataset {
   /// makes batches of this size, whatever LoaderOptions::batch_size says, and refuses to
   /// shuffle. Unset (the default) for a random-access data set.
   [[nodiscard]] virtual std::optional<int64_t> fixed_batch_size() const { return std::nullopt; }
+  /// The number of batches of a data set that hands out batches made elsewhere, whole and in
+  /// order (a Python iterable of batches, through the `neurobench_cpp` module): a DataLoader
+  /// then has this many batches, batch `b` being given_batch(b), whatever their sizes, and
+  /// size() is the number of samples each batch's weight is taken of (NeuroBench's
+  /// `len(dataloader.dataset)`). Unset (the default) for every other data set.
+  [[nodiscard]] virtual std::optional<std::size_t> given_batches() const { return std::nullopt; }
+  /// Batch `index` of a data set with given_batches(): throws UsageError here.
+  [[nodiscard]] virtual Batch given_batch(std::size_t index) const;
 };
 
 /// A dataset held in memory as tensors whose first dimension is the sample index.
