@@ -347,3 +347,177 @@ TEST_CASE("results record the SHA-256 of the model and data files", "[benchmark]
   CHECK(r.run.at("model_sha256") == neurobench::test::sha256sum(model_path));
   CHECK(r.run.at("data_sha256") == neurobench::test::sha256sum(data_path));
 }
+
+// RunOptions::metrics_scope: the static metrics and the layer hooks see one submodule, the
+// forward pass runs the whole model (as NeuroBench's metrics see a model's __net__()).
+namespace {
+
+// A scripted module of class `type` in a compilation unit of its own (several classes share a
+// name across the model).
+torch::jit::Module scope_module(const std::string& type) {
+  return torch::jit::Module(c10::QualifiedName(type),
+                            std::make_shared<torch::jit::CompilationUnit>());
+}
+
+// Linear(in, out) with `zeros` of its weights set to 0, then ReLU.
+torch::jit::Module scope_block(const std::string& type, int64_t in, int64_t out, int64_t zeros) {
+  torch::jit::Module fc = scope_module("Linear");
+  torch::Tensor weight = torch::randn({out, in});
+  weight.view(-1).narrow(0, 0, zeros).zero_();
+  fc.register_parameter("weight", weight, false);
+  fc.register_parameter("bias", torch::randn({out}), false);
+  fc.define("def forward(self, x):\n    return torch.linear(x, self.weight, self.bias)\n");
+  torch::jit::Module act = scope_module("ReLU");
+  act.define("def forward(self, x):\n    return torch.relu(x)\n");
+  torch::jit::Module block = scope_module(type);
+  block.register_module("fc", fc);
+  block.register_module("act", act);
+  block.define("def forward(self, x):\n    return self.act.forward(self.fc.forward(x))\n");
+  return block;
+}
+
+// b(a(x) @ mix): `a` Linear(4, 3) with 5 zero weights and a ReLU, the root's own matmul by
+// `mix` (3 x 3), `b` Linear(3, 2) with 1 zero weight and a ReLU.
+std::shared_ptr<TorchScriptModel> scope_two_blocks() {
+  torch::manual_seed(7);
+  torch::jit::Module root = scope_module("ScopeTwo");
+  root.register_module("a", scope_block("ScopeBlockA", 4, 3, 5));
+  root.register_parameter("mix", torch::randn({3, 3}), false);
+  root.register_module("b", scope_block("ScopeBlockB", 3, 2, 1));
+  root.define(
+      "def forward(self, x):\n"
+      "    return self.b.forward(torch.matmul(self.a.forward(x), self.mix))\n");
+  return std::make_shared<TorchScriptModel>(root, neurobench::TorchScriptOptions{}, "two blocks");
+}
+
+// The width of the predictions: what the whole model returns.
+class ScopePredsWidth final : public neurobench::WorkloadMetric {
+ public:
+  neurobench::Json operator()(const neurobench::WorkloadInput& in) override {
+    return in.preds.size(1);
+  }
+  std::string name() const override { return "PredsWidth"; }
+};
+
+neurobench::Results scope_run(std::shared_ptr<neurobench::NeuroBenchModel> model,
+                              torch::Tensor data, const std::string& scope,
+                              bool stepwise_metrics = false) {
+  const std::vector<std::string> statics = {"Footprint", "ParameterCount", "ConnectionSparsity"};
+  std::vector<std::string> workload = {"ActivationSparsity", "ActivationSparsityByLayer",
+                                       "SynapticOperations"};
+  if (!stepwise_metrics) workload.push_back("DenseMACs");
+  MetricSet metrics = MetricSet::from_names(statics, workload);
+  metrics.workload_metrics.push_back(std::make_unique<ScopePredsWidth>());
+  const int64_t n = data.size(0);
+  auto ds = std::make_shared<TensorDataset>(std::move(data), torch::zeros({n}));
+  Benchmark bench(std::move(model), loader(ds, 4), {}, {}, std::move(metrics));
+  neurobench::RunOptions options = quiet_run();
+  options.metrics_scope = scope;
+  return bench.run(options);
+}
+
+}  // namespace
+
+TEST_CASE("a metrics scope restricts the metrics to a submodule and the model still runs whole",
+          "[benchmark][metrics_scope]") {
+  torch::manual_seed(11);
+  const torch::Tensor data = torch::randn({6, 4});
+  const auto whole = scope_run(scope_two_blocks(), data, "");
+  const auto a = scope_run(scope_two_blocks(), data, "a");
+  const auto b = scope_run(scope_two_blocks(), data, "b");
+  REQUIRE(whole.ok());
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK_FALSE(whole.run.contains("metrics_scope"));
+  CHECK(a.run["metrics_scope"] == "a");
+  CHECK(a.run["model"] == "two blocks");
+  // Parameters: a 4*3 + 3, b 3*2 + 2, the root's own mix 9.
+  CHECK(whole.values["ParameterCount"] == 15 + 8 + 9);
+  CHECK(a.values["ParameterCount"] == 15);
+  CHECK(b.values["ParameterCount"] == 8);
+  CHECK(a.values["Footprint"] == 15 * 4);
+  CHECK(b.values["Footprint"] == 8 * 4);
+  CHECK(whole.values["ConnectionSparsity"].get<double>() == Approx(0.3333));  // 6 of 18
+  CHECK(a.values["ConnectionSparsity"].get<double>() == Approx(0.4167));      // 5 of 12
+  CHECK(b.values["ConnectionSparsity"].get<double>() == Approx(0.1667));      // 1 of 6
+  // Hooks: the connection layers of the scope; the root's matmul is outside both scopes.
+  CHECK(whole.values["SynapticOperations"]["Dense"] == 12 + 6);
+  CHECK(a.values["SynapticOperations"]["Dense"] == 12);
+  CHECK(b.values["SynapticOperations"]["Dense"] == 6);
+  CHECK(whole.values["DenseMACs"]["MACs"] == 12 + 9 + 6);
+  CHECK(a.values["DenseMACs"]["MACs"] == 12);
+  CHECK(b.values["DenseMACs"]["MACs"] == 6);
+  // Activation layers of the scope only, with the values the whole model's layers have.
+  const auto& by_layer = whole.values["ActivationSparsityByLayer"];
+  REQUIRE(by_layer.size() == 2);
+  CHECK(a.values["ActivationSparsityByLayer"] == neurobench::Json{{"a.act", by_layer["a.act"]}});
+  CHECK(b.values["ActivationSparsityByLayer"] == neurobench::Json{{"b.act", by_layer["b.act"]}});
+  CHECK(a.values["ActivationSparsity"].get<double>() == Approx(by_layer["a.act"].get<double>()));
+  CHECK(b.values["ActivationSparsity"].get<double>() == Approx(by_layer["b.act"].get<double>()));
+  // The predictions are the whole model's, 2 wide, with or without the scope.
+  CHECK(a.values["PredsWidth"] == 2);
+  CHECK(b.values["PredsWidth"] == 2);
+}
+
+TEST_CASE("a metrics scope may be a nested submodule", "[benchmark][metrics_scope]") {
+  const auto r = scope_run(scope_two_blocks(), torch::randn({5, 4}), "a.fc");
+  REQUIRE(r.ok());
+  CHECK(r.run["metrics_scope"] == "a.fc");
+  CHECK(r.values["ParameterCount"] == 15);
+  CHECK(r.values["SynapticOperations"]["Dense"] == 12);
+  CHECK(r.values["DenseMACs"]["MACs"] == 12);
+  CHECK(r.values["PredsWidth"] == 2);
+  // No activation layer in the scope: 0, and the warning names the scope.
+  CHECK(r.values["ActivationSparsity"] == 0.0);
+  const bool warned = std::any_of(r.warnings.begin(), r.warnings.end(), [](const std::string& w) {
+    return w.find("no activation layers found in two blocks, submodule 'a.fc'") !=
+           std::string::npos;
+  });
+  CHECK(warned);
+}
+
+TEST_CASE("a metrics scope that is no submodule is a UsageError naming it and the submodules",
+          "[benchmark][metrics_scope]") {
+  const torch::Tensor data = torch::randn({4, 4});
+  REQUIRE_THROWS_AS(scope_run(scope_two_blocks(), data, "c"), neurobench::UsageError);
+  REQUIRE_THROWS_WITH(scope_run(scope_two_blocks(), data, "c"),
+                      Catch::Contains("metrics scope 'c': two blocks has no submodule 'c'") &&
+                          Catch::Contains("top-level submodules: a, b"));
+  // A nested path also lists the submodules of the deepest part that exists.
+  REQUIRE_THROWS_WITH(scope_run(scope_two_blocks(), data, "a.conv"),
+                      Catch::Contains("no submodule 'a.conv'") &&
+                          Catch::Contains("top-level submodules: a, b") &&
+                          Catch::Contains("the submodules of 'a': a.fc, a.act"));
+  // A parameter is not a submodule; neither are paths with empty parts.
+  for (const char* path : {"mix", "a.", ".a", "a..fc"}) {
+    INFO(path);
+    REQUIRE_THROWS_AS(scope_run(scope_two_blocks(), data, path), neurobench::UsageError);
+  }
+}
+
+TEST_CASE("a metrics scope on a step-wise snnTorch-style network sees its neurons' state",
+          "[benchmark][metrics_scope]") {
+  // snn_reset.pt: fc1 Linear(3, 5), lif1, fc2 Linear(5, 2), lif2; reset() before each batch.
+  auto load_snn = [] {
+    return std::make_shared<TorchScriptModel>(neurobench::test::fixture("models/snn_reset.pt"),
+                                              neurobench::TorchScriptOptions{true});
+  };
+  torch::manual_seed(3);
+  const torch::Tensor data = torch::rand({4, 6, 3}) * 3;
+  const auto whole = scope_run(load_snn(), data, "", /*stepwise_metrics=*/true);
+  const auto lif2 = scope_run(load_snn(), data, "lif2", true);
+  const auto fc2 = scope_run(load_snn(), data, "fc2", true);
+  REQUIRE(whole.ok());
+  REQUIRE(lif2.ok());
+  REQUIRE(fc2.ok());
+  const auto& by_layer = whole.values["ActivationSparsityByLayer"];
+  REQUIRE(by_layer.contains("lif2"));
+  CHECK(lif2.values["ActivationSparsityByLayer"] == neurobench::Json{{"lif2", by_layer["lif2"]}});
+  CHECK(lif2.values["ActivationSparsity"].get<double>() == Approx(by_layer["lif2"].get<double>()));
+  // fc2's synaptic operations: 5 x 2 dense per timestep; its effective ACs are the spikes of
+  // lif1 (outside the scope) times its 2 outputs, as in the whole model's count.
+  CHECK(fc2.values["SynapticOperations"]["Dense"] == 6 * 5 * 2);
+  CHECK(fc2.values["ParameterCount"] == 5 * 2 + 2);
+  CHECK(whole.values["SynapticOperations"]["Dense"] == 6 * (3 * 5 + 5 * 2));
+  CHECK(fc2.values["PredsWidth"] == 6);  // spikes stacked over the timesteps: (4, 6, 2)
+}

@@ -84,6 +84,17 @@ struct RunOptions {
   /// default, so that the results equal the CPU's. LibTorch's own settings are restored after
   /// the run.
   bool tf32 = false;
+  /// The metrics scope (docs/metrics.md#metrics-scope): the dotted path of one submodule
+  /// (`net`, `net.encoder`) to which the static metrics (Footprint, ParameterCount,
+  /// ConnectionSparsity, and any metric reading the model's modules, parameters or buffers)
+  /// and the layer hooks of the workload metrics (ActivationSparsity, SynapticOperations,
+  /// DenseMACs, ..., and the per-layer profile) are restricted, as NeuroBench's metrics see
+  /// only a model's `__net__()`; the forward pass still runs the whole model, and metrics of
+  /// its outputs (accuracy, CocoMap), timings and ModelFileSize are the whole model's. Empty:
+  /// the whole model. run() throws UsageError naming the path, with the model's top-level
+  /// submodules, when the model has no submodule there, and records the path as
+  /// `_run.metrics_scope`.
+  std::string metrics_scope;
   /// A sharded run (docs/distributed.md): the processes it runs on. Each rank runs its
   /// contiguous shard of the batches (and of the timing batches); the metric states are merged
   /// in rank order, and every rank returns the results of the whole data set, with
@@ -114,7 +125,8 @@ struct Results {
   int64_t samples = 0;                  ///< Samples seen by the workload pass.
   std::size_t batches = 0;              ///< Batches run by the workload pass.
   Environment environment;              ///< Where and how the run was made.
-  /// How the run was made: `model`, `batch_size`, `model_sha256` and `data_sha256` (the
+  /// How the run was made: `model`, `metrics_scope` (when RunOptions::metrics_scope is set),
+  /// `batch_size`, `model_sha256` and `data_sha256` (the
   /// SHA-256 of the files read, when the model and data set say: source_sha256()),
   /// `non_finite_inputs` (each tensor of the data set or the model holding NaN or Inf: `tensor`,
   /// `kind`, `source`, `count`, `nan`, `inf`, `first_index`; only when there are some), and

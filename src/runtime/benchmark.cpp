@@ -11,6 +11,7 @@
 #include <neurobench/metrics/builtin.hpp>
 
 #include "runtime/finite_check.hpp"
+#include "runtime/metrics_scope.hpp"
 #include "runtime/profile_pass.hpp"
 #include "runtime/run_state.hpp"
 #include "runtime/tf32_scope.hpp"
@@ -220,16 +221,21 @@ Results Benchmark::run(const RunOptions& options) {
   }
   check_device(options.device);  // before anything runs: a missing GPU is bad usage
   const c10::Device device = resolved_device(options.device);
+  Impl& s = *impl_;
+  // The metrics see the submodule of the scope; the model runs whole (checks, device, warnings).
+  std::optional<detail::ScopedModel> scoped;
+  if (!options.metrics_scope.empty()) scoped.emplace(*s.model, options.metrics_scope);
+  NeuroBenchModel& measured = scoped ? static_cast<NeuroBenchModel&>(*scoped) : *s.model;
   // The lazy device executes its graphs where a tensor is read: outside inference mode, LibTorch
   // 1.13's oneDNN convolution refuses to run there. The whole run is in inference mode on it.
   std::optional<c10::InferenceMode> lazy_inference;
   if (device.type() == c10::DeviceType::Lazy) lazy_inference.emplace();
-  Impl& s = *impl_;
   detail::RunState state;
   Results& results = state.results;
   results.environment = capture_environment(device);
   if (device.is_cuda()) results.environment.tf32 = options.tf32;
   results.run["model"] = s.model->describe();
+  if (scoped) results.run["metrics_scope"] = scoped->path();
   results.run["batch_size"] = s.loader.options().batch_size;
   if (const auto& seed = s.loader.options().shuffle_seed) results.run["shuffle_seed"] = *seed;
   if (const auto sha = s.model->source_sha256()) results.run["model_sha256"] = *sha;
@@ -247,7 +253,7 @@ Results Benchmark::run(const RunOptions& options) {
 
   ProcessGroup* group =
       options.group != nullptr && options.group->world_size() > 1 ? options.group.get() : nullptr;
-  detail::PassInput in{*s.model, s.loader, s.pre, s.post, s.layers};
+  detail::PassInput in{measured, s.loader, s.pre, s.post, s.layers};
   in.device = device;
   if (group != nullptr) {
     in.shard = group->rank();
