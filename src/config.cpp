@@ -29,10 +29,10 @@ namespace fs = std::filesystem;
 
 constexpr const char* kKnownKeys =
     "model, data, dataset, batch_size, stepwise, metrics, static, workload, pre, post, "
-    "activation_modules, connection_modules, shuffle_seed, threads, warmup, runs, min_time, "
-    "max_time, latency_batch_size, startup_runs, max_array_bytes, device, tf32, quiet, "
-    "verbose, strict, profile, profile_warmup, profile_runs, profile_csv, outputs {json, csv, "
-    "text}";
+    "activation_modules, connection_modules, metrics_scope, shuffle_seed, threads, warmup, runs, "
+    "min_time, max_time, latency_batch_size, startup_runs, max_array_bytes, device, tf32, "
+    "quiet, verbose, strict, profile, profile_warmup, profile_runs, profile_csv, outputs {json, "
+    "csv, text}";
 constexpr const char* kSpecList =
     "a list of names (or {\"name\": ..., \"options\": {...}} objects)";
 
@@ -205,6 +205,7 @@ const std::map<std::string, Setter>& setters() {
       {"post", set(&C::post, &R::processors)},
       {"activation_modules", set(&C::activation_modules, &R::names)},
       {"connection_modules", set(&C::connection_modules, &R::names)},
+      {"metrics_scope", set(&C::metrics_scope, &R::string)},
       {"device", set(&C::device, &R::string)},
       {"tf32", set(&C::tf32, &R::boolean)},
       {"profile", set(&C::profile, &R::boolean)},
@@ -366,6 +367,7 @@ Json BenchmarkConfig::to_json() const {
   if (!post.empty()) j["post"] = specs_json(post);
   if (!activation_modules.empty()) j["activation_modules"] = names_json(activation_modules);
   if (!connection_modules.empty()) j["connection_modules"] = names_json(connection_modules);
+  if (!metrics_scope.empty()) j["metrics_scope"] = metrics_scope;
   if (shuffle_seed) j["shuffle_seed"] = *shuffle_seed;
   if (threads != d.threads) j["threads"] = threads;
   if (warmup != d.warmup) j["warmup"] = warmup;
@@ -418,6 +420,7 @@ RunOptions BenchmarkConfig::run_options() const {
   options.strict = strict;
   options.device = parse_device(device);
   options.tf32 = tf32;
+  options.metrics_scope = metrics_scope;
   options.timing.warmup = warmup;
   options.timing.runs = runs;
   options.timing.min_time_s = min_time;

@@ -44,6 +44,7 @@ BenchmarkConfig every_key(const fs::path& dir) {
   c.post = {"ChooseMaxCount"};
   c.activation_modules = {"ReLU", "Leaky"};
   c.connection_modules = {"Linear"};
+  c.metrics_scope = "net.encoder";
   c.shuffle_seed = 42;
   c.threads = 2;
   c.warmup = 1;
@@ -411,6 +412,7 @@ TEST_CASE("loader and run options come from the config", "[config]") {
   CHECK(run.strict);
   CHECK(run.device == c10::Device(c10::DeviceType::CUDA, 1));
   CHECK(run.tf32);
+  CHECK(run.metrics_scope == "net.encoder");
   CHECK(c.npz_options().max_array_bytes == std::uint64_t{1} << 20);
 }
 
@@ -437,6 +439,20 @@ TEST_CASE("device and tf32 are config keys, and a device is checked as --device 
   bad.device = "tpu";
   REQUIRE_THROWS_WITH(bad.validate(), Catch::StartsWith("config: 'device': 'tpu'"));
   CHECK_THAT(BenchmarkConfig::keys(), Catch::Contains("device, tf32"));
+}
+
+TEST_CASE("metrics_scope is a config key holding a submodule's path", "[config][metrics_scope]") {
+  neurobench::test::TempDir dir;
+  write_config_file(dir / "ok.json", R"({"metrics_scope": "net"})");
+  const BenchmarkConfig c = BenchmarkConfig::read(dir / "ok.json");
+  CHECK(c.metrics_scope == "net");
+  CHECK(c.run_options().metrics_scope == "net");
+  CHECK(c.to_json()["metrics_scope"] == "net");
+  CHECK(BenchmarkConfig().run_options().metrics_scope.empty());
+  CHECK_FALSE(BenchmarkConfig().to_json().contains("metrics_scope"));
+  CHECK_THAT(read_error(dir, R"({"metrics_scope": ["net"]})"),
+             Catch::Contains("'metrics_scope' must be a string"));
+  CHECK_THAT(BenchmarkConfig::keys(), Catch::Contains("connection_modules, metrics_scope"));
 }
 
 TEST_CASE("strict and max_array_bytes are config keys with checked values", "[config]") {

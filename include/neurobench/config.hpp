@@ -61,6 +61,9 @@ struct BenchmarkConfig {
   std::vector<PluginSpec> post;     ///< Post-processors with their options, applied in order.
   std::vector<std::string> activation_modules;  ///< Activation layer classes; empty: defaults.
   std::vector<std::string> connection_modules;  ///< Connection layer classes; empty: defaults.
+  /// The submodule the static and layer metrics see (RunOptions::metrics_scope), by dotted
+  /// path; empty: the whole model.
+  std::string metrics_scope;
   std::optional<std::uint64_t> shuffle_seed;    ///< Shuffle with this seed; in order when unset.
   int threads = 1;                              ///< LibTorch intra-op threads.
   int64_t warmup = 3;                           ///< Timing: untimed runs first.
@@ -149,8 +152,8 @@ struct BenchmarkConfig {
 
   /// The data loader's options: `batch_size` and `shuffle_seed`.
   [[nodiscard]] LoaderOptions loader_options() const;
-  /// A run's options: `quiet`, `verbose`, `strict`, `device`, `tf32` and the timing settings
-  /// (`max_time` as `max_time_s`).
+  /// A run's options: `quiet`, `verbose`, `strict`, `device`, `tf32`, `metrics_scope`, the
+  /// profile's and the timing settings (`max_time` as `max_time_s`).
   [[nodiscard]] RunOptions run_options() const;
   /// How the `.npz` data file is read: `max_array_bytes`.
   [[nodiscard]] NpzReadOptions npz_options() const;

@@ -101,6 +101,11 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
                   "connection layer classes (default: Linear, Conv1d/2d/3d, RNN/LSTM/GRU cells "
                   "and layers)")
       ->delimiter(',');
+  run->add_option("--metrics-scope", a.flags.metrics_scope,
+                  "restrict the static metrics and the layer hooks to the submodule at this "
+                  "dotted path, as NeuroBench's metrics see a model's __net__() (the forward "
+                  "pass still runs the whole model; '' for the whole model; docs/metrics.md)")
+      ->type_name("PATH");
   // One flag per results format: --json, --csv, --text.
   for (const ResultsFormat& format : results_formats()) {
     run->add_option("--" + format.name, a.outputs[format.name],
@@ -332,6 +337,7 @@ BenchmarkConfig resolve_run_args(const CLI::App& run, const RunArgs& cli) {
   if (given("--stepwise")) merged.stepwise = f.stepwise;
   if (given("--activation-modules")) merged.activation_modules = f.activation_modules;
   if (given("--connection-modules")) merged.connection_modules = f.connection_modules;
+  if (given("--metrics-scope")) merged.metrics_scope = f.metrics_scope;
   for (const ResultsFormat& format : results_formats()) {
     if (given(("--" + format.name).c_str())) {
       merged.outputs[format.name] = cli.outputs.at(format.name);

@@ -42,6 +42,27 @@ TEST_CASE("neurobench run prints a table and writes the JSON results", "[cli]") 
                Catch::StartsWith("Footprint,ParameterCount,ClassificationAccuracy,_run.model,"));
 }
 
+TEST_CASE("run --metrics-scope measures one submodule and records it, a bad path exits 2",
+          "[cli][metrics_scope]") {
+  neurobench::test::TempDir dir;
+  const auto json = dir / "out.json";
+  const auto r = run_cli(classifier_args() +
+                         " --static ParameterCount --workload ClassificationAccuracy,"
+                         "SynapticOperations --metrics-scope fc2 --json " +
+                         q(json));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto values = nlohmann::json::parse(neurobench::test::read_file(json));
+  CHECK(values["ParameterCount"] == 8 * 3 + 3);
+  CHECK(values["SynapticOperations"]["Dense"] == 8 * 3);
+  CHECK(values["ClassificationAccuracy"].get<double>() == Approx(0.7).epsilon(1e-6));
+  CHECK(values["_run"]["metrics_scope"] == "fc2");
+  const auto bad = run_cli(classifier_args() + " --static ParameterCount --metrics-scope fc3");
+  CHECK(bad.status == 2);
+  CHECK_THAT(bad.err, Catch::Contains("metrics scope 'fc3'") &&
+                          Catch::Contains("top-level submodules: fc1, relu, fc2"));
+}
+
 TEST_CASE("neurobench list shows every metric and processor", "[cli]") {
   const auto r = run_cli("list");
   REQUIRE(r.status == 0);
