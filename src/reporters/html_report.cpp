@@ -176,6 +176,7 @@ std::vector<EnvironmentRow> environment_rows(const std::vector<RunResults>& runs
   return {
       {"source", "Results file", true, [&runs](std::size_t r) { return runs[r].source; }},
       {"model", "Model", false, run("model")},
+      {"metrics_scope", "Metrics scope", false, run("metrics_scope")},
       {"data", "Data", false, run("data")},
       {"samples", "Samples", false, run("samples")},
       {"batch_size", "Batch size", false, run("batch_size")},

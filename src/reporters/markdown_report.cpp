@@ -99,6 +99,10 @@ std::string other_metrics_table(const std::vector<RunResults>& runs,
 std::string environment_line(const RunResults& run, const detail::TimingBasis& timing) {
   using detail::env_field;
   std::vector<std::string> parts;
+  // Static and layer metrics of one submodule only (RunOptions::metrics_scope): said first.
+  if (auto scope = detail::run_field(run, "metrics_scope"); !scope.empty()) {
+    parts.push_back("metrics scope " + scope);
+  }
   if (auto cpu = env_field(run, "cpu"); !cpu.empty()) parts.push_back(cpu);
   if (auto threads = env_field(run, "threads"); !threads.empty()) {
     parts.push_back(threads + (threads == "1" ? " thread" : " threads"));

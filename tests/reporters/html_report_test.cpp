@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <neurobench/reporters/html_report.hpp>
+#include <neurobench/reporters/markdown_report.hpp>
 
 #include <string>
 #include <vector>
@@ -182,4 +183,20 @@ TEST_CASE("the HTML report marks a metric unavailable where the run ran, not fai
   REQUIRE_THAT(table, Catch::Contains("data-run=\"vm\" data-state=\"failed\""));  // Clock
   REQUIRE_THAT(table, Catch::Contains("data-run=\"here\" data-state=\"failed\""));
   REQUIRE(count(table, "data-state=\"unavailable\"") == 1);
+}
+
+TEST_CASE("the reports say which submodule a run's metrics were restricted to",
+          "[report][metrics_scope]") {
+  const std::vector<neurobench::RunResults> runs{
+      run_of("backbone", R"({"Footprint": 1, "_run": {"metrics_scope": "net"}})"),
+      run_of("whole", R"({"Footprint": 2, "_run": {"model": "m.pt"}})")};
+  const std::string html = neurobench::render_html_report(runs);
+  REQUIRE_THAT(html, Catch::Contains("<tr data-key=\"metrics_scope\"><th scope=\"row\">Metrics "
+                                     "scope</th><td data-run=\"backbone\">net</td><td "
+                                     "class=\"missing\" data-run=\"whole\">"));
+  const std::string md = neurobench::render_markdown_report(runs);
+  REQUIRE_THAT(md, Catch::Contains("- **backbone**: metrics scope net"));
+  // Without a scope in any run, no row.
+  REQUIRE_THAT(neurobench::render_html_report({runs[1]}),
+               !Catch::Contains("data-key=\"metrics_scope\""));
 }
