@@ -14,9 +14,15 @@ example_obj_detection_models, label reference):
   of the largest value (its state is zeroed), and the other slot does not (its state is kept), and the same model with
   reset_at_recording_start False (NeuroBench's no-reset behaviour) does not;
 - NeuroBench's full-size networks (cin 6, base 16, cout 256) have NeuroBench's published
-  footprints (benchmark.py: 91314912 bytes for the ANN, 12133872 for the hybrid) and script.
+  footprints (benchmark.py: 91314912 bytes for the ANN, 12133872 for the hybrid), which are
+  their backbones' (NeuroBench's __net__() leaves the box head out), and script; the whole
+  detectors add the head's 5163200 bytes and the anchor sizes' 240;
+- with --cli, `neurobench run --metrics-scope net --static Footprint` on the full-size
+  TorchScript files gives those published footprints exactly, and without the scope the whole
+  detector's.
 
-    /usr/bin/python3 examples/obj_detection/check_models.py [--neurobench-dense]
+    /usr/bin/python3 examples/obj_detection/check_models.py [--cli NEUROBENCH]
+                     [--neurobench-dense]
 
 With --neurobench-dense (minutes on a CPU, needs NeuroBench and snnTorch in
 ../shared/third_party): NeuroBench's own SynapticOperations on the full-size backbones gives
@@ -39,6 +45,7 @@ import make_models  # noqa: E402
 import networks  # noqa: E402
 
 FOOTPRINTS = {"ann": 91314912, "hybrid": 12133872}  # NeuroBench's benchmark.py, batch 4
+HEAD_BYTES = 5163200 + 240  # BoxHead(256, 6, 4): 1290800 float32 parameters; 60 anchor sizes
 
 
 def fail(message):
@@ -104,14 +111,54 @@ def check_small(kind):
         print(f"{kind}_small.pt {h}x{w}: 4 batches equal the eager network; resets per slot")
 
 
-def check_full(kind):
+def footprint_of(module):
+    tensors = list(module.parameters()) + list(module.buffers())
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+def check_full(kind, cli):
     model = make_models.untrained(kind, "full")
-    tensors = list(model.net.parameters()) + list(model.net.buffers())
-    footprint = sum(t.numel() * t.element_size() for t in tensors)
+    footprint = footprint_of(model.net)
     if footprint != FOOTPRINTS[kind]:
         fail(f"full {kind}: footprint {footprint}, NeuroBench's is {FOOTPRINTS[kind]}")
-    torch.jit.script(model)
-    print(f"full {kind}: footprint {footprint} bytes, as NeuroBench's; scripts")
+    whole = footprint_of(model)
+    if whole != FOOTPRINTS[kind] + HEAD_BYTES:
+        fail(f"full {kind}: the whole detector's footprint {whole}, expected "
+             f"{FOOTPRINTS[kind] + HEAD_BYTES}")
+    scripted = torch.jit.script(model)
+    print(f"full {kind}: backbone footprint {footprint} bytes, as NeuroBench's; whole detector "
+          f"{whole}; scripts")
+    if cli:
+        check_full_cli(kind, scripted, cli)
+
+
+def check_full_cli(kind, scripted, cli):
+    """neurobench run's Footprint of the full-size file, with the metrics scope `net` (the
+    backbone, NeuroBench's __net__()) and without (the whole detector), on one 128 x 128 bin."""
+    import json
+    import subprocess
+    import tempfile
+    import numpy as np
+    with tempfile.TemporaryDirectory(prefix="nb_obj_detection_full_") as work:
+        model = os.path.join(work, f"{kind}.pt")
+        scripted.save(model)
+        data = os.path.join(work, "one.npz")
+        np.savez(data, data=np.zeros((1, 1, 6, 128, 128), np.float32),
+                 targets=np.zeros((1,), np.float32))
+        for scope, expected in (("net", FOOTPRINTS[kind]), ("", FOOTPRINTS[kind] + HEAD_BYTES)):
+            out = os.path.join(work, "r.json")
+            r = subprocess.run([cli, "run", "--model", model, "--data", data, "--static",
+                                "Footprint", "--metrics-scope", scope, "--batch-size", "1",
+                                "--json", out, "--quiet"], capture_output=True, text=True)
+            if r.returncode != 0:
+                fail(f"full {kind}: neurobench run exited {r.returncode}: {r.stderr[-800:]}")
+            with open(out) as f:
+                got = json.load(f)
+            if got["Footprint"] != expected or got["_run"].get("metrics_scope", "") != scope:
+                fail(f"full {kind}: neurobench run --metrics-scope '{scope}': Footprint "
+                     f"{got['Footprint']}, _run.metrics_scope "
+                     f"{got['_run'].get('metrics_scope')!r}; expected {expected}")
+            print(f"full {kind}: neurobench run --metrics-scope '{scope}': Footprint {expected}")
 
 
 DENSE = {"ann": 284070730752, "hybrid": 98513107968}  # NeuroBench's benchmark.py, per sample
@@ -161,9 +208,11 @@ def check_dense(kind):
 
 def main():
     torch.set_num_threads(1)
+    args = sys.argv[1:]
+    cli = args[args.index("--cli") + 1] if "--cli" in args else None
     for kind in ("ann", "hybrid"):
         check_small(kind)
-        check_full(kind)
+        check_full(kind, cli)
     if "--neurobench-dense" in sys.argv[1:]:
         torch.set_num_threads(2)
         for kind in ("ann", "hybrid"):

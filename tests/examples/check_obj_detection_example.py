@@ -8,17 +8,20 @@ BoxNms, activation modules) on a small synthetic release, and on the same folder
 
 - the batches of tests/datasets/gen4_reference.py (our NumPy statement of metavision's
   SequentialDataLoader as NeuroBench's Gen4DetectionDataLoader configures it);
-- NeuroBench's Benchmark with its ActivationSparsity and SynapticOperations on the eager
-  network of examples/obj_detection/networks.py (make_models.py's seeds: the committed files'
-  weights, which check_models.py checks), whose __call__ resets the slots where a recording
-  starts (all at the first batch) before the forward, as neurobench-cpp's passes do;
+- NeuroBench's Benchmark with its Footprint, ConnectionSparsity, ActivationSparsity and
+  SynapticOperations on the eager network of examples/obj_detection/networks.py (make_models.py's
+  seeds: the committed files' weights, which check_models.py checks), whose __call__ resets the
+  slots where a recording starts (all at the first batch) before the forward, as
+  neurobench-cpp's passes do, and whose __net__() is the backbone alone, as NeuroBench's
+  ObjDetectionModel's is, against `neurobench run --metrics-scope net`; once, with the whole
+  detector as __net__(), against `--metrics-scope ''` (the head measured too);
 - the detections of tests/processors/box_nms_reference.py (our statement of metavision's
   Anchors.decode after the box deltas, on torchvision's batched_nms) and the mAP of
   tests/metrics/coco_map_reference.py (NeuroBench's CocoMap and metavision's CocoEvaluator
   around the carried pycocotools' COCOeval: NeuroBench's CocoMap itself needs metavision).
 
-Integers equal, every other number to 1e-6 relative (the twelve COCO figures, activation
-sparsity, the three synaptic operation counts). Then the no-reset models (make_models.py
+Integers equal, every other number to 1e-6 relative (the twelve COCO figures, footprint,
+connection sparsity, activation sparsity, the three synaptic operation counts). Then the no-reset models (make_models.py
 --no-reset: NeuroBench's example, which never resets the state) against the same Python run
 without resets, and a sharded run of 2 ranks (started as torchrun starts them), whose second
 rank resets every slot at its first batch, against the Python run resetting there too.
@@ -101,11 +104,13 @@ def reference_batches(folder):
                                        o["delta_t"], o["channels"], (o["height"], o["width"])))
 
 
-def neurobench_results(kind, batches, reset, firsts=(0,)):
-    """NeuroBench's Benchmark (ActivationSparsity, SynapticOperations), the detections of
-    box_nms_reference.decode and their mAP by coco_map_reference. With `reset`, the model
-    resets the slots where a recording starts before each forward, and every slot at the
-    batches `firsts` (the first of each rank's shard)."""
+def neurobench_results(kind, batches, reset, firsts=(0,), backbone=True):
+    """NeuroBench's Benchmark (Footprint, ConnectionSparsity, ActivationSparsity,
+    SynapticOperations), the detections of box_nms_reference.decode and their mAP by
+    coco_map_reference. With `reset`, the model resets the slots where a recording starts
+    before each forward, and every slot at the batches `firsts` (the first of each rank's
+    shard). With `backbone`, __net__() is the network without the box head and the anchor
+    decoding (NeuroBench's ObjDetectionModel); else the whole detector."""
     import numpy as np
     import torch
     import box_nms_reference
@@ -113,6 +118,7 @@ def neurobench_results(kind, batches, reset, firsts=(0,)):
     import make_models
     import networks
     from neurobench.benchmarks import Benchmark
+    from neurobench.metrics.static import ConnectionSparsity, Footprint
     from neurobench.metrics.workload import ActivationSparsity, SynapticOperations
     from neurobench.models import NeuroBenchModel
     from check_coco_map import coco_module, cocoeval_module
@@ -133,7 +139,8 @@ def neurobench_results(kind, batches, reset, firsts=(0,)):
             return self.net(data)
 
         def __net__(self):
-            return self.net
+            # NeuroBench's ObjDetectionModel: "returns only network, not box_coder and head"
+            return self.net.net if backbone else self.net
 
     detections = []
 
@@ -158,7 +165,8 @@ def neurobench_results(kind, batches, reset, firsts=(0,)):
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()), \
             torch.no_grad():
         res = Benchmark(model, Loader(), [], [post],
-                        [[], [ActivationSparsity, SynapticOperations]]).run(verbose=False)
+                        [[Footprint, ConnectionSparsity],
+                         [ActivationSparsity, SynapticOperations]]).run(verbose=False)
     if "Error running" in out.getvalue():
         raise RuntimeError(out.getvalue()[-600:])
     coco = coco_map_reference.NeuroBenchCocoMap()
@@ -171,14 +179,16 @@ def neurobench_results(kind, batches, reset, firsts=(0,)):
     return res
 
 
-def cli_results(cli, model, folder, work, name, ranks=1):
-    """`neurobench run` with the example's config; with ranks > 1 a sharded run, its processes
-    started here as torchrun would (WORLD_SIZE, RANK, MASTER_ADDR, MASTER_PORT)."""
+def cli_results(cli, model, folder, work, name, scope, ranks=1):
+    """`neurobench run` with the example's config and `--metrics-scope scope`; with ranks > 1
+    a sharded run, its processes started here as torchrun would (WORLD_SIZE, RANK,
+    MASTER_ADDR, MASTER_PORT)."""
     out = os.path.join(work, f"{name}.json")
     options = ",".join(f"{k}={v}" for k, v in OPTIONS.items())
     config = os.path.join(EXAMPLE, f"red_{name.split('_')[0]}.json")
     cmd = [cli, "run", config, "--model", model, "--dataset", f"gen4-detection:{folder}",
-           "--subset", "test", "--dataset-options", options, "--json", out, "--quiet"]
+           "--subset", "test", "--dataset-options", options, "--metrics-scope", scope,
+           "--json", out, "--quiet"]
     if ranks == 1:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)
         if r.returncode != 0:
@@ -225,12 +235,13 @@ def main():
     boxes = sum(len(b["targets"]) for b in batches)
     print(f"release: {len(BINS)} recordings, {len(batches)} batches of "
           f"{OPTIONS['batch_size']} slots, {restarts} recording starts, {boxes} boxes")
-    # (kind, reset, ranks): a sharded run of 2 ranks resets every slot at rank 1's first batch
-    # too, batch 7 * 1 // 2 = 3, where slot 0 is in the middle of recording 2.
-    runs = [("ann", True, 1), ("hybrid", True, 1), ("ann", False, 1), ("hybrid", False, 1),
-            ("hybrid", True, 2)]
+    # (kind, reset, ranks, metrics scope): a sharded run of 2 ranks resets every slot at rank
+    # 1's first batch too, batch 7 * 1 // 2 = 3, where slot 0 is in the middle of recording 2.
+    # The scope `net` is NeuroBench's __net__(), the backbone; '' the whole detector.
+    runs = [("ann", True, 1, "net"), ("hybrid", True, 1, "net"), ("ann", False, 1, ""),
+            ("hybrid", False, 1, "net"), ("hybrid", True, 2, "net")]
     failed = 0
-    for kind, reset, ranks in runs:
+    for kind, reset, ranks, scope in runs:
         if reset:
             model = os.path.join(EXAMPLE, "models", f"{kind}_small.pt")
         else:
@@ -240,18 +251,23 @@ def main():
                                 "--no-reset", "--out", work], check=True,
                                capture_output=True)
         firsts = [len(batches) * r // ranks for r in range(ranks)]
-        expected = neurobench_results(kind, batches, reset, firsts)
+        expected = neurobench_results(kind, batches, reset, firsts, backbone=scope == "net")
         detections = expected.pop("detections")
         got = cli_results(a.cli, model, folder, work,
-                          f"{kind}_{'reset' if reset else 'kept'}_{ranks}", ranks)
+                          f"{kind}_{'reset' if reset else 'kept'}_{ranks}", scope, ranks)
         bad, worst = reference_results.compare(expected, got, tolerance=TOLERANCE)
-        name = f"{kind} ({'reset per slot' if reset else 'never reset'}" + \
+        recorded = got["_run"].get("metrics_scope", "")
+        if recorded != scope:
+            bad.append(f"_run.metrics_scope {recorded!r}, asked for {scope!r}")
+        name = f"{kind} ({'backbone' if scope else 'whole detector'}, " + \
+            f"{'reset per slot' if reset else 'never reset'}" + \
             (f", {ranks} ranks: all slots reset at batches {firsts})" if ranks > 1 else ")")
         if bad:
             failed += 1
             print(f"FAIL {name}:\n  " + "\n  ".join(bad))
         else:
             print(f"ok   {name}: {detections} detections, mAP {got['CocoMap']['mean_ap']:.6f}, "
+                  f"footprint {got['Footprint']} bytes, "
                   f"activation sparsity {got['ActivationSparsity']:.6f}, effective MACs "
                   f"{got['SynapticOperations']['Effective_MACs']:.1f}, ACs "
                   f"{got['SynapticOperations']['Effective_ACs']:.1f}; largest relative "
