@@ -1,0 +1,280 @@
+# SPDX-License-Identifier: Apache-2.0
+"""neurobench_cpp.Benchmark: NeuroBench 2.3's Benchmark on the C++ harness (docs/python.md).
+
+What the user gives is translated here (models by `_models.prepare_model`, metrics by
+`_metrics.translate_metrics`, processors by `_processors.translate_processors`) into the plain
+description `_core.run()` takes; the C++ side runs the loops without the GIL and calls back into
+Python only for the user's own processors and metrics, and for the next batch of an iterable.
+"""
+import csv
+import itertools
+import json
+import os
+import pathlib
+import sys
+
+from ._metrics import PythonMetric, translate_metrics
+from ._models import prepare_model
+from ._processors import PythonProcessor, translate_processors
+
+
+class DatasetKind:
+    """One of neurobench-cpp's data set kinds, read in C++ (docs/datasets.md), in place of a
+    DataLoader: `DatasetKind("speech-commands:PATH", batch_size=64, subset="testing")`, or
+    `DatasetKind("speech-commands", "PATH", ...)`. Options are the kind's (`neurobench list`)."""
+
+    def __init__(self, kind, path=None, batch_size=64, **options):
+        if path is None:
+            if ":" not in kind:
+                raise ValueError(f"DatasetKind: '{kind}' is not KIND:PATH and no path is given")
+            kind, path = kind.split(":", 1)
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"DatasetKind: batch_size must be a positive integer, got "
+                             f"{batch_size!r}")
+        self.kind, self.path, self.batch_size, self.options = kind, os.fspath(path), batch_size, \
+            options
+
+    def __repr__(self):
+        return f"DatasetKind({self.kind}:{self.path}, batch_size={self.batch_size})"
+
+
+def _core_module():
+    from . import CORE_IMPORT_ERROR, _core
+    if _core is None:
+        raise ImportError(f"neurobench_cpp's compiled core (neurobench_cpp._core) cannot be "
+                          f"imported: {CORE_IMPORT_ERROR}; build it (cmake target "
+                          f"neurobench_cpp_core) or pip install ./python") from CORE_IMPORT_ERROR
+    return _core
+
+
+def _describe(obj):
+    name = getattr(obj, "__qualname__", None) or type(obj).__qualname__
+    return f"{name}"
+
+
+def _batch_size_of(item, where):
+    """The first dimension of a batch's data, checked as the C++ side checks it."""
+    if not isinstance(item, (tuple, list)) or len(item) not in (2, 3):
+        what = type(item).__name__ if not isinstance(item, (tuple, list)) else \
+            f"{type(item).__name__} of {len(item)} elements"
+        raise ValueError(f"{where} is a {what}; expected (data, targets) or "
+                         f"(data, targets, kwargs)")
+    data = item[0]
+    if not hasattr(data, "dim") or not hasattr(data, "size"):
+        raise ValueError(f"{where}'s data (element 0) is a {type(data).__name__}; expected a "
+                         f"torch.Tensor")
+    if data.dim() == 0:
+        raise ValueError(f"{where}'s data is a 0-d tensor; expected (batch, ...)")
+    return int(data.size(0))
+
+
+class _Stream:
+    """An iterable of batches as the C++ side reads it: an iterator, how many batches it gives
+    and the data set length each batch's weight is taken of (NeuroBench's
+    len(dataloader.dataset)), and its first batch (for exporting an eager network)."""
+
+    def __init__(self, data):
+        name = type(data).__name__
+        self.name = f"Python {name}"
+        self.batch_size = getattr(data, "batch_size", None)
+        dataset = getattr(data, "dataset", None)
+        counted = None
+        if dataset is not None:
+            try:
+                counted = (len(data), len(dataset))
+            except TypeError:  # an IterableDataset without a length
+                counted = None
+        if counted is None:
+            # A list or tuple of batches, or any other iterable: read once here (a generator is
+            # kept in memory) to count its batches and samples.
+            items = data if isinstance(data, (list, tuple)) else list(data)
+            sizes = [_batch_size_of(b, f"{self.name}: batch {i}") for i, b in enumerate(items)]
+            counted = (len(items), sum(sizes))
+            iterator = iter(items)
+        else:
+            iterator = iter(data)
+        self.num_batches, self.dataset_len = counted
+        if self.num_batches == 0 or self.dataset_len == 0:
+            raise ValueError(f"{self.name}: the data hold no batches")
+        self.first = next(iterator)
+        _batch_size_of(self.first, f"{self.name}: batch 0")
+        self.iterator = itertools.chain([self.first], iterator)
+        if not isinstance(self.batch_size, int) or self.batch_size < 1:
+            self.batch_size = _batch_size_of(self.first, self.name)
+
+
+def _processor_entries(items, stage):
+    out = []
+    for p in translate_processors(items, stage):
+        if isinstance(p, PythonProcessor):
+            out.append(("py", p.fn, p.describe or _describe(p.fn)))
+        else:
+            out.append(("cpp", p.name, json.dumps(p.options)))
+    return out
+
+
+class Benchmark:
+    """NeuroBench 2.3's Benchmark, run by neurobench-cpp's C++ harness.
+
+    Args:
+        model: NeuroBench's TorchModel(net) or SNNTorchModel(net, custom_forward=...), ours
+            (neurobench_cpp.TorchModel, SNNTorchModel), a torch.jit.ScriptModule or the path of
+            a TorchScript file. Eager networks are exported to TorchScript (checked against the
+            eager network) on the first batch of the first run.
+        dataloader: a torch DataLoader, any iterable of (data, targets) or
+            (data, targets, kwargs) batches, or a DatasetKind.
+        preprocessors, postprocessors: lists of NeuroBench's processors or callables.
+        metric_list: [[static metrics], [workload metrics]]: NeuroBench's classes, their names,
+            the project's metric names, or the user's own metric classes (run in Python).
+    """
+
+    def __init__(self, model, dataloader, preprocessors, postprocessors, metric_list):
+        self.model = model
+        self.dataloader = dataloader
+        self._pre_items = list(preprocessors or [])
+        self._post_items = list(postprocessors or [])
+        self._pre = _processor_entries(self._pre_items, "pre")
+        self._post = _processor_entries(self._post_items, "post")
+        self._static, self._workload = translate_metrics(metric_list)
+        for m in self._workload:
+            if isinstance(m, PythonMetric) and m.requires_hooks:
+                raise TypeError(
+                    f"workload metric {m.result_key}: requires_hooks is True: it reads the "
+                    f"activations NeuroBench's hooks record on the eager network in Python, "
+                    f"and neurobench_cpp runs the network in C++; use the C++ metrics "
+                    f"(ActivationSparsity, SynapticOperations, ...) or write it in C++ "
+                    f"(docs/writing-a-metric.md)")
+        self._prepared = None
+        self.results = None
+
+    # --- the run -------------------------------------------------------------------------------
+    def _prepared_model(self, stream):
+        if self._prepared is None:
+            example = None
+            if stream is not None and not self._is_ready_script():
+                example = stream.first
+                for p in self._pre_items:
+                    example = p(example)
+                example = example[0]
+            self._prepared = prepare_model(self.model, example)
+        return self._prepared
+
+    def _is_ready_script(self):
+        import torch
+        return isinstance(self.model, (str, os.PathLike, torch.jit.ScriptModule))
+
+    def _python_workload(self, original):
+        out = []
+        for m in self._workload:
+            if not isinstance(m, PythonMetric):
+                continue
+            obj = m.obj
+
+            def update(preds, data, obj=obj):
+                return obj(original, preds, data)
+
+            if m.kind == "accumulated":
+                out.append((update, obj.compute, obj.reset, m.result_key))
+            else:
+                out.append((update, None, None, m.result_key))
+        return out
+
+    def _spec(self, data, quiet, verbose, device):
+        stream = None if isinstance(data, DatasetKind) else _Stream(data)
+        prepared = self._prepared_model(stream)
+        cpp = [m for m in self._workload if not isinstance(m, PythonMetric)]
+        spec = {
+            "model_path": prepared.path,
+            "stepwise": bool(prepared.stepwise),
+            "activation_modules": (list(prepared.activation_modules)
+                                   if prepared.activation_modules else None),
+            "pre": self._pre,
+            "post": self._post,
+            "static": [(m.name, json.dumps(m.options)) for m in self._static
+                       if not isinstance(m, PythonMetric)],
+            "workload": [(m.name, json.dumps(m.options)) for m in cpp],
+            "python_workload": self._python_workload(prepared.original),
+            "quiet": bool(quiet),
+            "verbose": bool(verbose),
+            "device": "cpu" if device is None else str(device),
+        }
+        if stream is None:
+            spec.update(dataset_kind=data.kind, dataset_path=data.path,
+                        dataset_options=json.dumps(data.options), batch_size=data.batch_size)
+        else:
+            spec.update(batches=stream.iterator, num_batches=stream.num_batches,
+                        dataset_len=stream.dataset_len, data_name=stream.name,
+                        batch_size=stream.batch_size)
+        return spec, prepared
+
+    def run(self, quiet=False, verbose=False, dataloader=None, preprocessors=None,
+            postprocessors=None, device=None):
+        """Runs the benchmark (NeuroBench's Benchmark.run, same arguments) and returns the
+        results dict: each metric's value under NeuroBench's key, static metrics first.
+        `preprocessors` / `postprocessors` replace the lists for this run and the next, as in
+        NeuroBench."""
+        core = _core_module()
+        if not quiet:
+            print("Running benchmark")
+        self.results = None
+        if preprocessors is not None:
+            self._pre_items = list(preprocessors)
+            self._pre = _processor_entries(self._pre_items, "pre")
+        if postprocessors is not None:
+            self._post_items = list(postprocessors)
+            self._post = _processor_entries(self._post_items, "post")
+        data = dataloader if dataloader is not None else self.dataloader
+        spec, prepared = self._spec(data, quiet, verbose, device)
+        results = {}
+        for m in self._static:  # the user's static metrics, in Python on the model given
+            if isinstance(m, PythonMetric):
+                try:
+                    results[m.result_key] = m.obj(prepared.original)
+                except Exception as e:  # as NeuroBench: reported, the others still run
+                    print(f"Error running metric '{m.result_key}': {e}")
+                    results[m.result_key] = None
+        out = core.run(spec)
+        self.last_run = out
+        values = out["values"]
+        names = iter(out["names"])
+        failed = dict(out["failures"])
+        ordered = {}
+        for m in self._static + self._workload:
+            if isinstance(m, PythonMetric):
+                key = registered = m.result_key
+                value = results[key] if m.kind == "static" else values.get(key)
+            else:
+                registered = next(names)
+                key, value = m.result_key or m.name, values.get(registered)
+            if registered in failed and not quiet:
+                print(f"Error running metric '{key}': {failed[registered]}")
+            ordered[key] = value
+        for w in out["warnings"]:
+            if not quiet:
+                print(f"neurobench_cpp: warning: {w}", file=sys.stderr)
+        self.results = ordered
+        return self.results
+
+    # --- results files -------------------------------------------------------------------------
+    def save_benchmark_results(self, file_path, file_format="json"):
+        """Saves the last results as NeuroBench does: `file_path` without the extension,
+        `file_format` "json" (indented by 4), "csv" (keys, then values) or "txt" (`key: value`
+        lines). Raises ValueError for another format."""
+        file_format = file_format.lower()
+        if file_format not in ("json", "csv", "txt"):
+            raise ValueError(f"Unsupported file format: {file_format}")
+        pathlib.Path(os.path.dirname(file_path)).mkdir(parents=True, exist_ok=True)
+        target = f"{file_path}.{file_format}"
+        if file_format == "json":
+            with open(target, "w") as f:
+                json.dump(self.results, f, indent=4)
+        elif file_format == "csv":
+            with open(target, "w", newline="") as f:
+                writer = csv.writer(f)
+                writer.writerow(self.results.keys())
+                writer.writerow(self.results.values())
+        else:
+            with open(target, "w") as f:
+                for key, value in self.results.items():
+                    f.write(f"{key}: {value}\n")
+        print(f"Results saved to {target}")
