@@ -109,7 +109,7 @@ EnergyEstimate::EnergyEstimate(const Json& options)
 EnergyEstimate::~EnergyEstimate() = default;
 
 void EnergyEstimate::reset() {
-  synaptic_.reset();
+  synaptic_.reset();  // a shared SynapticOperations is reset by its own run
   neurons_.reset();
   membrane_.reset();
   activation_elements_ = 0;
@@ -118,14 +118,17 @@ void EnergyEstimate::reset() {
 }
 
 void EnergyEstimate::begin_batch() {
-  synaptic_.begin_batch();
+  if (shared_synaptic_ == nullptr) synaptic_.begin_batch();
   neurons_.begin_batch();
   membrane_.begin_batch();
 }
 
 // The counting is SynapticOperations', NeuronOperations' and MembraneUpdates' own; the
-// non-zero count of an output is the one every activation metric shares (ActivationCall).
-void EnergyEstimate::on_connection(const ConnectionCall& call) { synaptic_.on_connection(call); }
+// non-zero count of an output is the one every activation metric shares (ActivationCall). With
+// a SynapticOperations of the run beside it, that one counts and this one reads its counts.
+void EnergyEstimate::on_connection(const ConnectionCall& call) {
+  if (shared_synaptic_ == nullptr) synaptic_.on_connection(call);
+}
 
 void EnergyEstimate::on_activation(const ActivationCall& call) {
   neurons_.on_activation(call);
@@ -139,8 +142,16 @@ void EnergyEstimate::on_activation(const ActivationCall& call) {
   }
 }
 
+void EnergyEstimate::share_synaptic_operations(const SynapticOperations* counted) {
+  if (counted == nullptr && shared_synaptic_ != nullptr) {
+    synaptic_.reset();
+    synaptic_.merge_state(shared_synaptic_->export_state());  // the same integers
+  }
+  shared_synaptic_ = counted;
+}
+
 void EnergyEstimate::update(const WorkloadInput& input) {
-  synaptic_.update(input);
+  if (shared_synaptic_ == nullptr) synaptic_.update(input);
   neurons_.update(input);
   membrane_.update(input);
   samples_ += input.batch.size();
@@ -149,7 +160,7 @@ void EnergyEstimate::update(const WorkloadInput& input) {
 
 EnergyEstimate::Counts EnergyEstimate::counts() const {
   Counts c;
-  const Json syn = synaptic_.compute();
+  const Json syn = (shared_synaptic_ != nullptr ? *shared_synaptic_ : synaptic_).compute();
   c.macs = syn.at(keys::kEffectiveMACs).get<double>();
   c.acs = syn.at(keys::kEffectiveACs).get<double>();
   c.neuron_ops = neurons_.compute().at(keys::kEffectiveNeuronOps).get<double>();
@@ -188,12 +199,13 @@ Json EnergyEstimate::compute() const {
 // Sharded runs: the states of the counting metrics, and the activation counts; merging hands
 // each its own.
 Json EnergyEstimate::export_state() const {
-  return Json{{"synaptic", synaptic_.export_state()},
-              {"neurons", neurons_.export_state()},
-              {"membrane", membrane_.export_state()},
-              {"activation_elements", activation_elements_},
-              {"activation_nonzeros", activation_nonzeros_.value()},
-              {"samples", samples_}};
+  return Json{
+      {"synaptic", (shared_synaptic_ != nullptr ? *shared_synaptic_ : synaptic_).export_state()},
+      {"neurons", neurons_.export_state()},
+      {"membrane", membrane_.export_state()},
+      {"activation_elements", activation_elements_},
+      {"activation_nonzeros", activation_nonzeros_.value()},
+      {"samples", samples_}};
 }
 
 void EnergyEstimate::merge_state(const Json& state) {
@@ -205,6 +217,11 @@ void EnergyEstimate::merge_state(const Json& state) {
   const int64_t elements = state_integer(state, "activation_elements", "EnergyEstimate");
   const int64_t nonzeros = state_integer(state, "activation_nonzeros", "EnergyEstimate");
   const int64_t samples = state_integer(state, "samples", "EnergyEstimate");
+  if (shared_synaptic_ != nullptr) {
+    throw MetricError(
+        "EnergyEstimate: cannot merge a state while it reads the counts of a "
+        "SynapticOperations");
+  }
   synaptic_.merge_state(state.at("synaptic"));
   neurons_.merge_state(state.at("neurons"));
   membrane_.merge_state(state.at("membrane"));

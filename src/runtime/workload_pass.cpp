@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <neurobench/metrics/builtin.hpp>
+
 #include "metrics/layer_probe.hpp"
 #include "util/progress.hpp"
 #include "runtime/run_state.hpp"
@@ -43,6 +45,47 @@ int64_t run_batch(const PassInput& in, const std::vector<WorkloadMetric*>& metri
   return batch_size;
 }
 
+// EnergyEstimate reads the counts of a SynapticOperations of the same run instead of counting
+// the same layer events twice, while this lives; then the counts become its own.
+class EnergyCountSharing {
+ public:
+  explicit EnergyCountSharing(const std::vector<WorkloadMetric*>& metrics) {
+    const metrics::SynapticOperations* counted = nullptr;
+    for (WorkloadMetric* m : metrics) {
+      if (counted == nullptr) counted = dynamic_cast<const metrics::SynapticOperations*>(m);
+    }
+    if (counted == nullptr) return;
+    for (WorkloadMetric* m : metrics) {
+      if (auto* energy = dynamic_cast<metrics::EnergyEstimate*>(m)) {
+        energy->share_synaptic_operations(counted);
+        sharing_.push_back(energy);
+      }
+    }
+    counted_ = counted;
+  }
+  ~EnergyCountSharing() {
+    for (metrics::EnergyEstimate* e : sharing_) {
+      try {
+        e->share_synaptic_operations(nullptr);
+      } catch (...) {  // a destructor must not throw; the run reports its own error
+      }
+    }
+  }
+  EnergyCountSharing(const EnergyCountSharing&) = delete;
+  EnergyCountSharing& operator=(const EnergyCountSharing&) = delete;
+  // The SynapticOperations whose counts `m` reads, or nullptr.
+  [[nodiscard]] const WorkloadMetric* source_of(const WorkloadMetric* m) const {
+    for (const metrics::EnergyEstimate* e : sharing_) {
+      if (e == m) return counted_;
+    }
+    return nullptr;
+  }
+
+ private:
+  const metrics::SynapticOperations* counted_ = nullptr;
+  std::vector<metrics::EnergyEstimate*> sharing_;
+};
+
 }  // namespace
 
 void workload_pass(const PassInput& in, const std::vector<std::unique_ptr<WorkloadMetric>>& metrics,
@@ -56,6 +99,7 @@ void workload_pass(const PassInput& in, const std::vector<std::unique_ptr<Worklo
     names[m.get()] = m->name();
     state.guard(names[m.get()], [&] { m->begin_run(); });
   }
+  const EnergyCountSharing sharing(active);
   {
     LayerProbe probe(in.model, in.layers, active,
                      [&](WorkloadMetric& m, const std::string& message) {
@@ -78,6 +122,12 @@ void workload_pass(const PassInput& in, const std::vector<std::unique_ptr<Worklo
   // The values now, before a timing pass (PeakMemory reads the workload's peak).
   for (WorkloadMetric* m : active) {
     const std::string& name = names[m];
+    // Counts read from a metric that failed are not counts.
+    if (const WorkloadMetric* source = sharing.source_of(m);
+        source != nullptr && !state.failed(name) && state.failed(names[source])) {
+      state.fail(name, fmt::format("{}: its synaptic operations come from {}, which failed", name,
+                                   names[source]));
+    }
     if (state.failed(name)) continue;
     state.guard(name, [&] { state.results.values[name] = m->run_value(); });
   }

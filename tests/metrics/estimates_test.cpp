@@ -116,6 +116,82 @@ TEST_CASE("EnergyEstimate of a spiking MLP with DRAM accesses counts the membran
   CHECK(estimates_key(r, "EnergyEstimate", "Total_J") == Approx(23.85e-12 + 23.5 * 650e-12));
 }
 
+// EnergyEstimate counts with SynapticOperations', NeuronOperations' and MembraneUpdates' own
+// code on the same layer events: asking for those metrics too must not change its value. A
+// step-wise spiking network (5 timesteps, batches of 4 then 2) and the dense MLP, with memory
+// accesses so that every part of the estimate is counted.
+TEST_CASE("EnergyEstimate is the same with and without the counting metrics beside it",
+          "[metrics][estimates]") {
+  const MetricSpec energy("EnergyEstimate", Json{{"memory", "sram"}});
+  const std::vector<MetricSpec> counters = {"SynapticOperations", "NeuronOperations",
+                                            "MembraneUpdates", "ActivationSparsity"};
+  auto run = [](const std::string& model_file, bool stepwise, const torch::Tensor& data,
+                int64_t batch, const std::vector<MetricSpec>& workload) {
+    neurobench::TorchScriptOptions o;
+    o.stepwise = stepwise;
+    auto model = std::make_shared<neurobench::TorchScriptModel>(fixture(model_file), o);
+    auto dataset = std::make_shared<neurobench::TensorDataset>(data, torch::zeros({data.size(0)}));
+    neurobench::LoaderOptions lo;
+    lo.batch_size = batch;
+    auto layers = neurobench::Benchmark::default_layers();
+    layers.activation_types.push_back("Leaky");
+    neurobench::Benchmark bench(model, neurobench::DataLoader(dataset, lo), {}, {},
+                                neurobench::MetricSet::from_specs({}, workload), layers);
+    neurobench::RunOptions ro;
+    ro.quiet = true;
+    const neurobench::Results r = bench.run(ro);
+    for (const auto& f : r.failures) UNSCOPED_INFO(f.metric << ": " << f.message);
+    REQUIRE(r.ok());
+    return r;
+  };
+  torch::manual_seed(5);
+  const torch::Tensor spikes = (torch::rand({6, 5, 3}) > 0.4).to(torch::kFloat) * 3;
+  for (const bool spiking : {true, false}) {
+    INFO((spiking ? "spiking" : "dense"));
+    const std::string file = spiking ? "models/snn_noreset.pt" : "energy/dense_mlp.pt";
+    const torch::Tensor data = spiking ? spikes : torch::randn({6, 4});
+    const auto alone = run(file, spiking, data, 4, {energy});
+    std::vector<MetricSpec> both = counters;
+    both.push_back(energy);
+    const auto beside = run(file, spiking, data, 4, both);
+    // The same value to the last bit, and that of the counts the metrics beside it report.
+    CHECK(alone.values.at("EnergyEstimate") == beside.values.at("EnergyEstimate"));
+    const Json& ops = beside.values.at("SynapticOperations");
+    CHECK(beside.values.at("EnergyEstimate").at("MACs_J").get<double>() ==
+          Approx(ops.at("Effective_MACs").get<double>() * 4.6e-12));
+    CHECK(beside.values.at("EnergyEstimate").at("ACs_J").get<double>() ==
+          Approx(ops.at("Effective_ACs").get<double>() * 0.9e-12));
+    CHECK((ops.at(spiking ? "Effective_ACs" : "Effective_MACs").get<double>() > 0));
+  }
+}
+
+TEST_CASE("EnergyEstimate reads a shared SynapticOperations' counts, then keeps them",
+          "[metrics][estimates]") {
+  using neurobench::metrics::EnergyEstimate;
+  using neurobench::metrics::SynapticOperations;
+  SynapticOperations counted;
+  counted.reset();
+  // 13 MACs and 4 ACs over 2 samples, as a shard's state gives them.
+  counted.merge_state(Json{{"macs", 13}, {"acs", 4}, {"dense", 40}, {"samples", 2}});
+  EnergyEstimate energy;
+  energy.reset();
+  energy.share_synaptic_operations(&counted);
+  const Json shared = energy.compute();
+  CHECK(shared.at("MACs_J").get<double>() == Approx(6.5 * 4.6e-12));
+  CHECK(shared.at("ACs_J").get<double>() == Approx(2 * 0.9e-12));
+  CHECK(energy.export_state().at("synaptic") == counted.export_state());
+  // Merging while it reads another metric's counts would count them twice: refused.
+  CHECK_THROWS_AS(energy.merge_state(energy.export_state()), neurobench::MetricError);
+  // The end of the sharing: the counts are its own, whatever happens to the other metric.
+  energy.share_synaptic_operations(nullptr);
+  counted.reset();
+  CHECK(energy.compute() == shared);
+  EnergyEstimate merged;
+  merged.reset();
+  merged.merge_state(energy.export_state());
+  CHECK(merged.compute() == shared);
+}
+
 TEST_CASE("EnergyEstimate takes another table and single energies from its options",
           "[metrics][estimates]") {
   // int8: MAC 0.2 + 0.1 pJ; the dense MLP's 6.5 MACs per sample.

@@ -279,6 +279,12 @@ class EnergyEstimate final : public AccumulatedMetric {
   void begin_batch() override;
   void on_activation(const ActivationCall& call) override;
   void on_connection(const ConnectionCall& call) override;
+  /// Takes the synaptic operations from `counted`, a SynapticOperations of the same run that
+  /// sees the same layer events from the same reset on, instead of counting them a second time.
+  /// nullptr ends the sharing: the counts `counted` holds then become this metric's own (its
+  /// state, value and merging are then as if it had counted them). The workload pass shares
+  /// when a run asks for both metrics, and ends the sharing at its end.
+  void share_synaptic_operations(const SynapticOperations* counted);
 
  private:
   struct Counts {  // per sample
@@ -288,7 +294,8 @@ class EnergyEstimate final : public AccumulatedMetric {
   [[nodiscard]] Counts counts() const;
   Costs costs_;
   Memory memory_ = Memory::None;
-  SynapticOperations synaptic_;
+  SynapticOperations synaptic_;  // unused while shared_synaptic_ is set
+  const SynapticOperations* shared_synaptic_ = nullptr;
   NeuronOperations neurons_;
   MembraneUpdates membrane_;
   int64_t activation_elements_ = 0;
