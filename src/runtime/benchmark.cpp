@@ -215,8 +215,8 @@ Results Benchmark::run(const RunOptions& options) {
     options.profile.validate();
     if (options.group != nullptr && options.group->world_size() > 1) {
       throw UsageError(
-          "profile: a per-layer profile cannot be made in a sharded run (each rank would time "
-          "its own process); run it as one process to profile");
+          "profile (--profile): a per-layer profile cannot be made in a sharded run (each rank "
+          "would time its own process); run it as one process to profile");
     }
   }
   check_device(options.device);  // before anything runs: a missing GPU is bad usage

@@ -62,7 +62,7 @@ neurobench::Results run_benchmark(std::shared_ptr<neurobench::ProcessGroup> grou
   lo.batch_size = 3;
   neurobench::MetricSet metrics = neurobench::MetricSet::from_names(
       {"Footprint"}, {"ClassificationAccuracy", "ActivationSparsity", "ActivationSparsityByLayer",
-                      "SynapticOperations", "DenseMACs", "Throughput"});
+                      "SynapticOperations", "EnergyEstimate", "DenseMACs", "Throughput"});
   metrics.workload_metrics.push_back(std::make_unique<TargetMean>());
   metrics.workload_metrics.push_back(std::make_unique<Private>());
   neurobench::RunOptions o;
@@ -248,6 +248,35 @@ TEST_CASE("a benchmark sharded over two processes' worth of threads equals one r
     REQUIRE_THAT(sharded->failures[0].message, Catch::Contains("cannot run sharded"));
   }
   REQUIRE(one.values["Private"] == 10);
+}
+
+TEST_CASE("a sharded run refuses the per-layer profile, naming the option", "[distributed]") {
+  const int port = free_port();
+  auto rank = [&](int r) -> std::string {
+    const auto group = std::make_shared<neurobench::ProcessGroup>(rank_info(r, 2, port));
+    auto model = std::make_shared<neurobench::TorchScriptModel>(
+        neurobench::test::fixture("core/classifier.pt"));
+    auto data = std::make_shared<neurobench::TensorDataset>(
+        neurobench::TensorDataset::from_npz(neurobench::test::fixture("core/classifier.npz")));
+    neurobench::Benchmark bench(model, neurobench::DataLoader(data), {}, {},
+                                neurobench::MetricSet::from_names({}, {"SynapticOperations"}));
+    neurobench::RunOptions o;
+    o.quiet = true;
+    o.profile.enabled = true;
+    o.group = group;
+    try {
+      (void)bench.run(o);
+    } catch (const neurobench::UsageError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  auto second = std::async(std::launch::async, rank, 1);
+  const std::string zero = rank(0);
+  const std::string first = second.get();
+  for (const auto& message : {zero, first}) {
+    CHECK_THAT(message, Catch::Contains("(--profile)") && Catch::Contains("sharded run"));
+  }
 }
 
 TEST_CASE("a rank that does not join stops with an error naming it", "[distributed]") {
