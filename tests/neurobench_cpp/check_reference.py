@@ -1,0 +1,450 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""neurobench_cpp.Benchmark driven as NeuroBench's Benchmark is, against Python NeuroBench 2.3.
+
+  /usr/bin/python3 tests/neurobench_cpp/check_reference.py --core-dir BUILD/python/neurobench_cpp
+      [--group cases|snntorch|api] [NAME ...]
+
+- cases: the shared conformance cases (../shared/conformance/cases: a TorchScript model, its
+  data and NeuroBench's results) with the metrics by name as NeuroBench 1.x/2.x scripts give
+  them, fed as a torch DataLoader, a list of batches, a generator of (data, targets, kwargs)
+  batches; one of them also with a Python post-processor in place of ChooseMaxCount and
+  Python metrics (a NeuroBench WorkloadMetric, AccumulatedMetric and StaticMetric subclass)
+  beside the C++ ones.
+- snntorch: the six public snnTorch cases (../shared/conformance/snntorch) as NeuroBench's users
+  write them: the eager network in NeuroBench's own SNNTorchModel or TorchModel, NeuroBench's
+  metric and post-processor classes, a torch DataLoader.
+- api: what the module promises beyond the numbers: batches cross without a copy, the GIL is
+  released while C++ runs, the user's exceptions come back as themselves, bad batches are
+  exceptions naming the batch, save_benchmark_results writes what NeuroBench writes.
+Integers must match exactly, floats to 1e-6 relative. Exits 77 (skipped) without torch, the
+compiled core or the reference packages in ../shared/third_party (NEUROBENCH_THIRD_PARTY).
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SKIP = 77
+
+
+def third_party():
+    d = os.environ.get("NEUROBENCH_THIRD_PARTY") or os.path.join(ROOT, "..", "shared",
+                                                                   "third_party")
+    return os.path.abspath(d)
+
+
+def conformance_dir():
+    return os.path.join(os.path.dirname(third_party()), "conformance")
+
+
+def setup(core_dir):
+    tp = third_party()
+    if not os.path.isdir(os.path.join(tp, "neurobench")):
+        print(f"skipped: NeuroBench is not at {tp}")
+        sys.exit(SKIP)
+    try:
+        import numpy  # noqa: F401
+        import torch  # noqa: F401
+        import tqdm  # noqa: F401
+    except ImportError as e:
+        print(f"skipped: {e} (scripts/setup --python)")
+        sys.exit(SKIP)
+    sys.path[:0] = [os.path.join(tp, "snntorch"), os.path.join(tp, "neurobench"),
+                    os.path.join(ROOT, "python")]
+    os.environ["NEUROBENCH_CPP_CORE_DIR"] = os.path.abspath(core_dir)
+    import neurobench_cpp
+    if neurobench_cpp.CORE_IMPORT_ERROR is not None:
+        print(f"skipped: no compiled core: {neurobench_cpp.CORE_IMPORT_ERROR}")
+        sys.exit(SKIP)
+    import torch
+    if int(torch.__version__.split(".")[0]) < 2:  # NeuroBench's R2 calls var(correction=0)
+        orig = torch.Tensor.var
+
+        def var(self, *args, **kwargs):
+            if "correction" in kwargs and not args and "dim" not in kwargs:
+                return orig(self, unbiased=bool(kwargs.pop("correction")), **kwargs)
+            return orig(self, *args, **kwargs)
+
+        torch.Tensor.var = var
+
+
+def close(expected, got):
+    if isinstance(expected, bool) or isinstance(got, bool):
+        return expected == got
+    if isinstance(expected, int) and isinstance(got, int):
+        return expected == got
+    if isinstance(expected, (int, float)) and isinstance(got, (int, float)):
+        if isinstance(expected, float) and math.isnan(expected):
+            return math.isnan(got)
+        return abs(expected - got) <= 1e-6 * abs(expected) or expected == got
+    return expected == got
+
+
+def compare(expected, got, prefix=""):
+    bad = []
+    if set(expected) != set(got):
+        bad.append(f"{prefix}keys: expected {sorted(expected)}, got {sorted(got)}")
+    for k, v in expected.items():
+        if k not in got:
+            continue
+        g = got[k]
+        if isinstance(v, dict):
+            if not isinstance(g, dict):
+                bad.append(f"{prefix}{k}: expected an object, got {g!r}")
+                continue
+            if k == "ActivationSparsityByLayer":  # layers by their last dotted part
+                g = {n.split(".")[-1]: x for n, x in g.items()}
+                v = {n.split(".")[-1]: x for n, x in v.items()}
+            bad += compare(v, g, prefix + k + ".")
+        elif not close(v, g):
+            bad.append(f"{prefix}{k}: expected {v!r}, got {g!r}")
+    return bad
+
+
+# --- the conformance cases --------------------------------------------------------------------
+
+def load_case(folder):
+    import numpy as np
+    import torch
+    case = json.load(open(os.path.join(folder, "case.json")))
+    expected = json.load(open(os.path.join(folder, "expected.json")))
+    z = np.load(os.path.join(folder, "data.npz"))
+    return case, expected, torch.from_numpy(z["data"]), torch.from_numpy(z["targets"])
+
+
+def snake(name):
+    out = ""
+    for i, c in enumerate(name):
+        out += ("_" if c.isupper() and i and not name[i - 1].isupper() else "") + c.lower()
+    return out
+
+
+def feed(form, data, targets, batch_size):
+    """The batches in one of the forms NeuroBench's users give them."""
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+    if form == "dataloader":
+        return DataLoader(TensorDataset(data, targets), batch_size=batch_size, shuffle=False)
+    chunks = [(data[i:i + batch_size], targets[i:i + batch_size])
+              for i in range(0, len(data), batch_size)]
+    if form == "list":
+        return [list(c) for c in chunks]
+    return ((d, t, {"index": torch.arange(len(d))}) for d, t in chunks)  # a generator
+
+
+def run_case(name, form, names_as):
+    from neurobench_cpp import Benchmark, SNNTorchModel
+    import torch
+    folder = os.path.join(conformance_dir(), "cases", name)
+    case, expected, data, targets = load_case(folder)
+    script = torch.jit.load(os.path.join(folder, "model.pt"))
+    model = SNNTorchModel(script) if case["stepwise"] else script
+    static = [names_as(n) for n in case["static"]]
+    workload = [names_as(n) for n in case["workload"]]
+    keyed = {names_as(n): v for n, v in expected.items()}
+    bench = Benchmark(model, feed(form, data, targets, case["batch_size"]), [], case["post"],
+                      [static, workload])
+    got = bench.run(quiet=True)
+    if list(got) != static + workload:
+        return [f"order: expected {static + workload}, got {list(got)}"]
+    return compare(keyed, got)
+
+
+def python_extras_case():
+    """rx_snn_mlp_stepwise with a Python post-processor instead of ChooseMaxCount and Python
+    metrics beside the C++ ones: the same numbers, and the Python ones equal to theirs."""
+    from neurobench.metrics.abstract import AccumulatedMetric, StaticMetric, WorkloadMetric
+    from neurobench.metrics.workload import ClassificationAccuracy
+    from neurobench_cpp import Benchmark, SNNTorchModel
+    import torch
+
+    class PyAccuracy(WorkloadMetric):
+        def __init__(self):
+            super().__init__(requires_hooks=False)
+
+        def __call__(self, model, preds, data):
+            return (preds == data[1]).float().mean().item()
+
+    class SampleCount(AccumulatedMetric):
+        def __init__(self):
+            super().__init__(requires_hooks=False)
+            self.n = 0
+
+        def reset(self):
+            self.n = 0
+
+        def __call__(self, model, preds, data):
+            self.n += data[0].size(0)
+            return self.compute()
+
+        def compute(self):
+            return self.n
+
+    class NetName(StaticMetric):
+        def __call__(self, model):
+            return len(list(model.__net__().parameters()))
+
+    folder = os.path.join(conformance_dir(), "cases", "rx_snn_mlp_stepwise")
+    case, expected, data, targets = load_case(folder)
+    model = SNNTorchModel(torch.jit.load(os.path.join(folder, "model.pt")))
+
+    def choose_max_count(spikes):
+        return spikes.sum(1).argmax(-1)
+
+    bench = Benchmark(model, feed("dataloader", data, targets, case["batch_size"]), [],
+                      [choose_max_count],
+                      [case["static"] + [NetName],
+                       [ClassificationAccuracy, PyAccuracy, SampleCount] + case["workload"][1:]])
+    got = bench.run(quiet=True)
+    bad = []
+    for key in ("PyAccuracy", "SampleCount", "NetName"):
+        if key not in got:
+            bad.append(f"{key} missing")
+    if bad:
+        return bad
+    if not close(expected["ClassificationAccuracy"], got.pop("PyAccuracy")):
+        bad.append("PyAccuracy differs from ClassificationAccuracy")
+    if got.pop("SampleCount") != len(data):
+        bad.append("SampleCount is not the number of samples")
+    if got.pop("NetName") != 6:
+        bad.append("the static Python metric did not see the model's 6 parameter tensors")
+    return bad + compare(expected, got)
+
+
+def group_cases(only):
+    names = sorted(os.listdir(os.path.join(conformance_dir(), "cases")))
+    forms = ["dataloader", "list", "generator"]
+    styles = [("class names", lambda n: n), ("snake_case names (NeuroBench 1.x)", snake)]
+    results = []
+    for i, name in enumerate(names):
+        if only and name not in only:
+            continue
+        form = forms[i % len(forms)]
+        style, names_as = styles[i % len(styles)]
+        results.append((f"{name} ({form}, {style})", lambda n=name, f=form, s=names_as:
+                        run_case(n, f, s)))
+    if not only or "python_extras" in only:
+        results.append(("rx_snn_mlp_stepwise with Python processor and metrics",
+                        python_extras_case))
+    return results
+
+
+# --- the six snnTorch cases -------------------------------------------------------------------
+
+def snntorch_case(name):
+    import importlib.util
+    import numpy as np
+    import torch
+    from neurobench.metrics import static as nb_static
+    from neurobench.metrics import workload as nb_workload
+    from neurobench.models import SNNTorchModel, TorchModel
+    from neurobench.processors.postprocessors import ChooseMaxCount
+    from torch.utils.data import DataLoader, TensorDataset
+    from neurobench_cpp import Benchmark
+    base = os.path.join(conformance_dir(), "snntorch")
+    spec = importlib.util.spec_from_file_location("conformance_models",
+                                                  os.path.join(base, "models.py"))
+    models = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(models)
+    folder = os.path.join(base, "cases", name)
+    case = json.load(open(os.path.join(folder, "case.json")))
+    expected = json.load(open(os.path.join(folder, "expected.json")))
+    z = np.load(os.path.join(folder, "data.npz"))
+    net = models.build_net(name)
+    if case["wrapper"] == "SNNTorchModel":
+        model = SNNTorchModel(net, custom_forward=bool(case.get("custom_forward")))
+    else:
+        model = TorchModel(net)
+    loader = DataLoader(TensorDataset(torch.from_numpy(z["data"]), torch.from_numpy(z["targets"])),
+                        batch_size=case["batch_size"], shuffle=False)
+    post = [ChooseMaxCount() if p == "ChooseMaxCount" else p for p in case["post"]]
+    metrics = [[getattr(nb_static, n) for n in case["static"]],
+               [getattr(nb_workload, n) for n in case["workload"]]]
+    got = Benchmark(model, loader, [], post, metrics).run(quiet=True)
+    return compare(expected, got)
+
+
+def group_snntorch(only):
+    base = os.path.join(conformance_dir(), "snntorch", "cases")
+    if not os.path.isdir(base):
+        return []
+    return [(f"snnTorch {n}", lambda n=n: snntorch_case(n)) for n in sorted(os.listdir(base))
+            if not only or n in only]
+
+
+# --- the API's promises -----------------------------------------------------------------------
+
+def api_checks():
+    import torch
+    from torch import nn
+    import neurobench_cpp
+    from neurobench_cpp import Benchmark
+
+    def script(width=8):
+        torch.manual_seed(0)
+        return torch.jit.script(nn.Sequential(nn.Linear(width, width), nn.ReLU(),
+                                              nn.Linear(width, 3)).eval())
+
+    def zero_copy():
+        data = [(torch.randn(4, 8), torch.randint(0, 3, (4,))) for _ in range(3)]
+        seen = []
+
+        def record(batch):
+            seen.append(batch[0].data_ptr())
+            return batch
+
+        from neurobench.metrics.abstract import WorkloadMetric
+
+        class SameTuple(WorkloadMetric):  # 1 when it is given the iterable's own tensors
+            def __init__(self):
+                super().__init__(requires_hooks=False)
+
+            def __call__(self, model, preds, batch):
+                return float(any(batch[0] is d for d, _ in data))
+
+        r = Benchmark(script(), data, [record], [lambda p: p.argmax(-1)],
+                      [[], ["ClassificationAccuracy", SameTuple]]).run(quiet=True)
+        bad = []
+        if seen != [d.data_ptr() for d, _ in data]:
+            bad.append("the pre-processor saw copies of the batches' data")
+        if r["SameTuple"] != 1.0:
+            bad.append("the Python metric did not get the iterable's own batch")
+        return bad
+
+    def gil_released():
+        big = torch.jit.script(nn.Sequential(*[nn.Linear(512, 512) for _ in range(8)]).eval())
+        data = [(torch.randn(64, 512), torch.zeros(64)) for _ in range(40)]
+        count = [0]
+        done = threading.Event()
+
+        def spin():
+            while not done.is_set():
+                count[0] += 1
+
+        bench = Benchmark(big, data, [], [], [[], ["SynapticOperations"]])
+        t = threading.Thread(target=spin)
+        t.start()
+        start = time.perf_counter()
+        bench.run(quiet=True)
+        took = time.perf_counter() - start
+        done.set()
+        t.join()
+        # With the GIL held through the run, the spinning thread gets the 5 ms switch interval
+        # at most a few times; released, it counts all along.
+        return [] if count[0] > 100000 * took else [f"the other thread counted {count[0]} in "
+                                                     f"{took:.2f} s: the GIL was held"]
+
+    def user_exception():
+        class Boom(Exception):
+            pass
+
+        def post(p):
+            raise Boom("post-processor says no")
+
+        try:
+            Benchmark(script(), [(torch.randn(2, 8), torch.zeros(2))], [], [post],
+                      [[], ["ClassificationAccuracy"]]).run(quiet=True)
+        except Boom as e:
+            notes = " ".join(getattr(e, "__notes__", []))
+            return [] if "post" in notes else [f"no note saying where: {notes!r}"]
+        return ["the post-processor's exception did not come back"]
+
+    def bad_batches():
+        bad = []
+        cases = [([{"data": torch.randn(2, 8)}], "batch 0"),
+                 ([(torch.randn(2, 8), torch.zeros(2)), (torch.randn(2, 8),)], "batch 1"),
+                 ([(torch.randn(2, 8).numpy(), torch.zeros(2))], "torch.Tensor")]
+        for data, needle in cases:
+            try:
+                Benchmark(script(), data, [], [], [[], ["MSE"]]).run(quiet=True)
+                bad.append(f"{needle}: no exception")
+            except ValueError as e:
+                if needle not in str(e):
+                    bad.append(f"{needle} not in {e}")
+
+        class Liar:  # says 3 batches, gives 2
+            dataset = list(range(6))
+
+            def __len__(self):
+                return 3
+
+            def __iter__(self):
+                return iter([(torch.randn(2, 8), torch.zeros(2, 3))] * 2)
+
+        try:
+            Benchmark(script(), Liar(), [], [], [[], ["MSE"]]).run(quiet=True)
+            bad.append("a short iterable: no exception")
+        except neurobench_cpp._core.InputError as e:
+            if "ended after 2 batches" not in str(e):
+                bad.append(f"short iterable: {e}")
+        return bad
+
+    def save_results():
+        data = [(torch.randn(4, 8), torch.randint(0, 3, (4,)))]
+        bench = Benchmark(script(), data, [], [lambda p: p.argmax(-1)],
+                          [["Footprint"], ["ClassificationAccuracy", "SynapticOperations"]])
+        results = bench.run(quiet=True)
+        bad = []
+        with tempfile.TemporaryDirectory() as d:
+            base = os.path.join(d, "sub", "results")
+            for fmt in ("json", "csv", "txt"):
+                bench.save_benchmark_results(base, fmt)
+            if json.load(open(base + ".json")) != results:
+                bad.append("json differs")
+            lines = open(base + ".csv").read().splitlines()
+            if lines[0] != "Footprint,ClassificationAccuracy,SynapticOperations":
+                bad.append(f"csv header {lines[0]}")
+            txt = open(base + ".txt").read().splitlines()
+            if txt[0] != f"Footprint: {results['Footprint']}":
+                bad.append(f"txt {txt[0]}")
+            try:
+                bench.save_benchmark_results(base, "xml")
+                bad.append("xml accepted")
+            except ValueError:
+                pass
+        return bad
+
+    return [("batches cross without a copy", zero_copy), ("the GIL is released", gil_released),
+            ("a Python exception comes back as itself", user_exception),
+            ("bad batches are exceptions naming them", bad_batches),
+            ("save_benchmark_results", save_results)]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--core-dir", required=True)
+    ap.add_argument("--group", choices=["cases", "snntorch", "api", "all"], default="all")
+    ap.add_argument("names", nargs="*")
+    a = ap.parse_args()
+    setup(a.core_dir)
+    import torch
+    torch.set_num_threads(1)
+    checks = []
+    if a.group in ("cases", "all"):
+        checks += group_cases(a.names)
+    if a.group in ("snntorch", "all"):
+        checks += group_snntorch(a.names)
+    if a.group in ("api", "all"):
+        checks += api_checks()
+    failed = 0
+    for label, check in checks:
+        try:
+            bad = check()
+        except Exception as e:  # noqa: BLE001 (reported as the check's failure)
+            bad = [f"raised {type(e).__name__}: {e}"]
+        print(("PASS " if not bad else "FAIL ") + label + ("" if not bad else ": " +
+                                                          "; ".join(bad[:6])))
+        failed += bool(bad)
+    print(f"{len(checks) - failed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
