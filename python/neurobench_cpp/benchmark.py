@@ -202,9 +202,11 @@ class Benchmark:
             spec.update(dataset_kind=data.kind, dataset_path=data.path,
                         dataset_options=json.dumps(data.options), batch_size=data.batch_size)
         else:
+            kinds = dict(_core_module().metric_names())
+            timing = any(kinds.get(m.name) == "timing" for m in cpp)
             spec.update(batches=stream.iterator, num_batches=stream.num_batches,
                         dataset_len=stream.dataset_len, data_name=stream.name,
-                        batch_size=stream.batch_size)
+                        batch_size=stream.batch_size, keep_batches=timing)
         return spec, prepared
 
     def run(self, quiet=False, verbose=False, dataloader=None, preprocessors=None,

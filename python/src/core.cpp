@@ -167,12 +167,15 @@ py::tuple tuple_of(const nb::Batch& batch, const py::object& kwargs) {
 // Holds Python objects: made, and destroyed, with the GIL held.
 class PyBatchStream final : public nb::Dataset {
  public:
+  // `keep`: hold on to every batch (their tensors, not copies) for the timing pass, which
+  // reads the data set again after the workload pass.
   PyBatchStream(py::object iterator, std::size_t batches, int64_t samples, std::string name,
-                std::shared_ptr<PyErrorSlot> errors)
+                bool keep, std::shared_ptr<PyErrorSlot> errors)
       : iterator_(std::move(iterator)),
         batches_(batches),
         samples_(samples),
         name_(std::move(name)),
+        keep_(keep),
         errors_(std::move(errors)) {}
 
   [[nodiscard]] int64_t size() const override { return samples_; }
@@ -186,6 +189,7 @@ class PyBatchStream final : public nb::Dataset {
   [[nodiscard]] std::optional<std::size_t> given_batches() const override { return batches_; }
 
   [[nodiscard]] nb::Batch given_batch(std::size_t index) const override {
+    if (index < kept_.size()) return kept_[index];
     if (index != next_) throw no_random_access();
     py::gil_scoped_acquire gil;
     const std::string what = fmt::format("{}: batch {}", name_, index);
@@ -205,6 +209,7 @@ class PyBatchStream final : public nb::Dataset {
     kwargs_ = py::none();
     if (py::len(item) == 3) kwargs_ = py::reinterpret_borrow<py::sequence>(item)[2];
     ++next_;
+    if (keep_) kept_.push_back(batch);
     return batch;
   }
 
@@ -215,9 +220,9 @@ class PyBatchStream final : public nb::Dataset {
  private:
   [[nodiscard]] nb::UsageError no_random_access() const {
     return nb::UsageError(fmt::format(
-        "{}: a Python iterable is read once, batch by batch, in order; Latency, the other timing "
-        "metrics and the per-layer profile read a data set again in batches of their own: give "
-        "them a data set kind (neurobench_cpp.DatasetKind)",
+        "{}: a Python iterable is read once, batch by batch, in order (its batches are kept "
+        "for the timing metrics to read again); the per-layer profile reads a data set in "
+        "batches of its own: give it a data set kind (neurobench_cpp.DatasetKind)",
         name_));
   }
 
@@ -225,8 +230,10 @@ class PyBatchStream final : public nb::Dataset {
   std::size_t batches_;
   int64_t samples_;
   std::string name_;
+  bool keep_ = false;
   std::shared_ptr<PyErrorSlot> errors_;
   mutable std::size_t next_ = 0;
+  mutable std::vector<nb::Batch> kept_;
   mutable py::object current_ = py::none();
   mutable py::object kwargs_ = py::none();
 };
@@ -439,7 +446,8 @@ std::shared_ptr<const nb::Dataset> dataset_of(const py::dict& spec, PyContext& c
   }
   context.stream = std::make_shared<PyBatchStream>(
       spec["batches"].cast<py::object>(), spec["num_batches"].cast<std::size_t>(),
-      spec["dataset_len"].cast<int64_t>(), spec["data_name"].cast<std::string>(), context.errors);
+      spec["dataset_len"].cast<int64_t>(), spec["data_name"].cast<std::string>(),
+      spec["keep_batches"].cast<bool>(), context.errors);
   return context.stream;
 }
 

@@ -411,7 +411,38 @@ def api_checks():
                 pass
         return bad
 
+    def timing_metrics():
+        data = [(torch.randn(4, 8), torch.randint(0, 3, (4,))) for _ in range(3)]
+        r = Benchmark(script(), data, [], [lambda p: p.argmax(-1)],
+                      [[], ["ClassificationAccuracy", "Latency"]]).run(quiet=True)
+        latency = r.get("Latency") or {}
+        if latency.get("batch_size") != 4 or not latency.get("runs"):
+            return [f"Latency on a list of batches: {latency}"]
+        return []
+
+    def dataset_kind():
+        import numpy as np
+        sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures", "wisdm"))
+        from make_file import write_file
+        torch.manual_seed(0)
+        net = torch.jit.script(nn.Sequential(nn.Flatten(), nn.Linear(240, 16), nn.ReLU(),
+                                             nn.Linear(16, 7)).eval())
+        metrics = [["Footprint"], ["ClassificationAccuracy", "ActivationSparsity",
+                                   "SynapticOperations"]]
+        with tempfile.TemporaryDirectory() as d:
+            path = write_file(d, seed=3, sizes=(4, 4, 10))
+            z = np.load(path)
+            x = torch.from_numpy(z["arr_2"]).float()
+            y = torch.from_numpy(z["arr_5"]).argmax(-1)
+            kind = neurobench_cpp.DatasetKind(f"wisdm:{d}", batch_size=4, subset="test")
+            a = Benchmark(net, kind, [], [lambda p: p.argmax(-1)], metrics).run(quiet=True)
+        batches = [(x[i:i + 4], y[i:i + 4]) for i in range(0, 10, 4)]
+        b = Benchmark(net, batches, [], [lambda p: p.argmax(-1)], metrics).run(quiet=True)
+        return compare(b, a)
+
     return [("batches cross without a copy", zero_copy), ("the GIL is released", gil_released),
+            ("timing metrics on a Python iterable", timing_metrics),
+            ("a data set kind by name equals its batches given in Python", dataset_kind),
             ("a Python exception comes back as itself", user_exception),
             ("bad batches are exceptions naming them", bad_batches),
             ("save_benchmark_results", save_results)]
