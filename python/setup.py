@@ -6,8 +6,8 @@ Installs the packages neurobench_export and neurobench_cpp, and neurobench_cpp's
   1. NEUROBENCH_CPP_CORE: the path of a built `_core*.so`, copied as it is;
   2. the project's CMake build: the source tree is NEUROBENCH_SOURCE_DIR, else the folder above
      this one when it holds the project; the build folder is NEUROBENCH_BUILD_DIR, else
-     build/release when it is configured, else build/python (configured here: Release, Ninja and
-     ccache when there, no tests, examples or benchmarks). Only the target neurobench_cpp_core
+     build/release when it is configured, else build/python (configured here: Release, unity
+     batches, Ninja and ccache when there, no tests, examples or benchmarks). Only the target neurobench_cpp_core
      is built (nothing when it is up to date), then its module is copied into the wheel.
      NEUROBENCH_BUILD_LOCK names a file to hold flock(2) on while CMake runs (a shared tree).
 Without either (python/ copied on its own), only the pure-Python packages are installed, with a
@@ -69,7 +69,8 @@ def _cmake_core(source, build):
             cmd = ["cmake", "-S", source, "-B", build, "-DCMAKE_BUILD_TYPE=Release",
                    "-DNEUROBENCH_BUILD_TESTS=OFF", "-DNEUROBENCH_BUILD_EXAMPLES=OFF",
                    "-DNEUROBENCH_BUILD_BENCHMARKS=OFF", "-DNEUROBENCH_INSTALL=OFF",
-                   "-DNEUROBENCH_PYTHON=ON", f"-DPython3_EXECUTABLE={sys.executable}"]
+                   "-DNEUROBENCH_PYTHON=ON", "-DNEUROBENCH_UNITY_BUILD=ON",
+                   f"-DPython3_EXECUTABLE={sys.executable}"]
             if shutil.which("ninja"):
                 cmd += ["-G", "Ninja"]
             if shutil.which("ccache"):
