@@ -226,6 +226,9 @@ class Benchmark:
             self._post_items = list(postprocessors)
             self._post = _processor_entries(self._post_items, "post")
         data = dataloader if dataloader is not None else self.dataloader
+        if data is None:
+            raise ValueError("no data: give a DataLoader (or any iterable of batches, or a "
+                             "DatasetKind) to Benchmark(...) or to run(dataloader=...)")
         spec, prepared = self._spec(data, quiet, verbose, device)
         results = {}
         for m in self._static:  # the user's static metrics, in Python on the model given

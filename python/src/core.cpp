@@ -195,6 +195,9 @@ class PyBatchStream final : public nb::Dataset {
     const std::string what = fmt::format("{}: batch {}", name_, index);
     py::object item;
     try {
+      // Ctrl-C while C++ runs: Python's handler only set a flag; it is raised here, between
+      // batches, and comes back as KeyboardInterrupt once the run has unwound.
+      if (PyErr_CheckSignals() != 0) throw py::error_already_set();
       item = py::reinterpret_steal<py::object>(PyIter_Next(iterator_.ptr()));
       if (!item && PyErr_Occurred()) throw py::error_already_set();
     } catch (py::error_already_set& e) {

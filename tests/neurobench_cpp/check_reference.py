@@ -341,6 +341,22 @@ def api_checks():
         return [] if count[0] > 100000 * took else [f"the other thread counted {count[0]} in "
                                                      f"{took:.2f} s: the GIL was held"]
 
+    def interrupted():
+        import signal
+        big = torch.jit.script(nn.Sequential(*[nn.Linear(256, 256) for _ in range(4)]).eval())
+        data = [(torch.randn(64, 256), torch.zeros(64))] * 2000  # a few seconds, 64 kB
+        timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+        timer.start()
+        start = time.perf_counter()
+        try:
+            Benchmark(big, data, [], [], [[], ["SynapticOperations"]]).run(quiet=True)
+            return ["ran to the end"]
+        except KeyboardInterrupt:
+            took = time.perf_counter() - start
+            return [] if took < 20 else [f"stopped only after {took:.1f} s"]
+        finally:
+            timer.cancel()
+
     def user_exception():
         class Boom(Exception):
             pass
@@ -444,6 +460,7 @@ def api_checks():
             ("timing metrics on a Python iterable", timing_metrics),
             ("a data set kind by name equals its batches given in Python", dataset_kind),
             ("a Python exception comes back as itself", user_exception),
+            ("Ctrl-C stops a run between batches", interrupted),
             ("bad batches are exceptions naming them", bad_batches),
             ("save_benchmark_results", save_results)]
 
