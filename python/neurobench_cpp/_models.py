@@ -50,7 +50,7 @@ class ModelError(ValueError):
     model and the reason (the exporter's refusal, a file that does not load, ...)."""
 
 
-_EXAMPLE_SAMPLES = 16  # the exporter's check runs on at most this many samples of the batch
+_EXAMPLE_SAMPLES = 8  # the exporter's check runs on at most this many samples of the batch
 
 _NB_MODEL_MODULES = {"TorchModel": ("neurobench.models.torch_model",),
                      "SNNTorchModel": ("neurobench.models.snntorch_models",)}
