@@ -282,6 +282,14 @@ def prepare_model(model, example_input=None):
             raise ModelError(f"{describe} cannot be loaded as TorchScript: {e}") from e
         return PreparedModel(script, "torchscript", model, describe, os.path.abspath(path), False,
                              None)
+    for base in type(model).__mro__:
+        if base.__name__ == "NeuroBenchModel" and base.__module__ in (
+                "neurobench.models.neurobench_model", "neurobench.models.model"):
+            raise ModelError(
+                f"{type(model).__name__} is the script's own NeuroBenchModel: its __call__ is "
+                f"Python code, which the C++ harness cannot run in its loop; wrap the network in "
+                f"TorchModel or SNNTorchModel, or export what __call__ does as one TorchScript "
+                f"module (neurobench_export, docs/snntorch.md) and pass that")
     hint = ""
     if hasattr(model, "forward") and hasattr(model, "parameters"):
         hint = " (wrap the network as NeuroBench does: TorchModel(net) or SNNTorchModel(net))"

@@ -61,7 +61,7 @@ from neurobench.metrics import static as nb_static  # noqa: E402
 from neurobench.metrics import workload as nb_workload  # noqa: E402
 from neurobench.metrics.abstract import (AccumulatedMetric, StaticMetric,  # noqa: E402
                                          WorkloadMetric)
-from neurobench.models import SNNTorchModel, TorchModel  # noqa: E402
+from neurobench.models import NeuroBenchModel, SNNTorchModel, TorchModel  # noqa: E402
 from neurobench.processors.postprocessors import Aggregate, ChooseMaxCount  # noqa: E402
 from neurobench.processors.preprocessors import MFCCPreProcessor  # noqa: E402
 
@@ -522,6 +522,13 @@ class ModelPreparation(unittest.TestCase):
             with torch.no_grad():
                 nan_net[0].weight[0, 0] = float("nan")
 
+            class OwnWrapper(NeuroBenchModel):  # as NeuroBench's object detection example
+                def __call__(self, batch):
+                    return batch
+
+                def __net__(self):
+                    return mlp()
+
             class OwnCall(TorchModel):
                 def __call__(self, batch):
                     return self.net(batch) * 2
@@ -537,6 +544,8 @@ class ModelPreparation(unittest.TestCase):
                 (lambda: prepare_model(OwnCall(mlp()), torch.randn(2, 6)), ModelError,
                  "OwnCall (a subclass of NeuroBench's TorchModel) defines its own __call__"),
                 (lambda: prepare_model(mlp()), TypeError, "wrap the network as NeuroBench does"),
+                (lambda: prepare_model(OwnWrapper()), ModelError,
+                 "OwnWrapper is the script's own NeuroBenchModel: its __call__ is Python code"),
                 (lambda: prepare_model(42), TypeError, "builtins.int is not accepted"),
                 (lambda: prepare_model(SNNTorchModel(StepNet()), torch.zeros(4)), ModelError,
                  "SNNTorchModel's input is (batch, timesteps, ...)"),
