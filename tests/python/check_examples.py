@@ -26,6 +26,7 @@ NeuroBench's R2 needs a shim on torch 1.13 (install_var_shim).
 import argparse
 import contextlib
 import io
+import json
 import math
 import os
 import sys
@@ -37,7 +38,7 @@ SKIP = 77
 OURS = "from neurobench_cpp import Benchmark"
 THEIRS = "from neurobench.benchmarks import Benchmark"
 SCRIPTS = ["gsc_ann.py", "gsc_snn.py", "dvs_gesture_snn.py", "primate_reaching.py",
-           "custom_python_parts.py"]
+           "nehar_snn.py", "custom_python_parts.py"]
 TOLERANCE = 1e-6
 
 
@@ -109,13 +110,17 @@ def install_s2s_stand_in():
     preprocessors.S2SPreProcessor = S2SPreProcessor
 
 
-def run_script(path, text):
+scopes = {}  # each run's globals, by script path (NeuroBench's run: path + "#theirs")
+
+
+def run_script(path, text, key=None):
     """Runs a script's text as its own __main__ would; returns its `results`."""
     sys.modules.pop("networks", None)  # each example folder has its own networks.py
     scope = {"__name__": "__main__", "__file__": path}
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
         exec(compile(text, path, "exec"), scope)
+    scopes[key or path] = scope
     return scope["results"]
 
 
@@ -180,9 +185,12 @@ def main():
             failures.append(f"{name}: neurobench_cpp raised {type(e).__name__}: {e}")
             continue
         middle = time.perf_counter()
-        theirs = plain(run_script(path, theirs_text))
+        theirs = plain(run_script(path, theirs_text, path + "#theirs"))
         end = time.perf_counter()
         bad = compare(theirs, ours)
+        if "saved" in scopes[path]:  # save_benchmark_results: the same JSON file
+            bad += compare(json.loads(scopes[path + "#theirs"]["saved"]),
+                           json.loads(scopes[path]["saved"]), "saved file: ")
         failures += [f"{name}: {line}" for line in bad]
         print(f"{'FAIL' if bad else 'ok  '} {name}: neurobench_cpp {middle - start:.2f} s, "
               f"NeuroBench {end - middle:.2f} s; {ours}")
