@@ -377,9 +377,37 @@ class PyAccumulatedMetric final : public nb::AccumulatedMetric {
 
 // --- the run ----------------------------------------------------------------------------------
 
+// NeuroBench keeps only the input of what its pre-processors return: its metrics get the batch as
+// the loader gave it (`input, target = preprocess(data)`; `target` is not used). A pair of
+// these, first and last in a chain holding Python pre-processors, gives the workload metrics the
+// targets the chain was given.
+class KeepTargets final : public nb::PreProcessor {
+ public:
+  KeepTargets(std::shared_ptr<at::Tensor> slot, bool restore)
+      : slot_(std::move(slot)), restore_(restore) {}
+  nb::Batch operator()(const nb::Batch& batch) override {
+    nb::Batch out = batch;
+    if (restore_) {
+      out.targets = *slot_;
+    } else {
+      *slot_ = batch.targets;
+    }
+    return out;
+  }
+
+ private:
+  std::shared_ptr<at::Tensor> slot_;
+  bool restore_;
+};
+
 std::vector<std::unique_ptr<nb::PreProcessor>> pre_processors_of(
     const py::list& items, const std::shared_ptr<PyContext>& context) {
   std::vector<std::unique_ptr<nb::PreProcessor>> out;
+  bool python = false;
+  for (const auto& item : items)
+    python = python || item.cast<py::tuple>()[0].cast<std::string>() == "py";
+  auto slot = std::make_shared<at::Tensor>();
+  if (python) out.push_back(std::make_unique<KeepTargets>(slot, false));
   for (const auto& item : items) {
     const auto t = item.cast<py::tuple>();
     if (t[0].cast<std::string>() == "cpp") {
@@ -389,6 +417,7 @@ std::vector<std::unique_ptr<nb::PreProcessor>> pre_processors_of(
                                                      t[2].cast<std::string>(), context));
     }
   }
+  if (python) out.push_back(std::make_unique<KeepTargets>(slot, true));
   return out;
 }
 

@@ -357,6 +357,49 @@ def api_checks():
         finally:
             timer.cancel()
 
+    def live_neurobench():
+        """A Python pre-processor that changes the targets too (NeuroBench's metrics get the
+        batch as the loader gave it), a Python post-processor and a Python metric, on an eager
+        network in NeuroBench's TorchModel: the same dict as NeuroBench's Benchmark, run here."""
+        import copy
+        from neurobench.benchmarks import Benchmark as NeuroBenchBenchmark
+        from neurobench.metrics.abstract import WorkloadMetric
+        from neurobench.metrics.static import ConnectionSparsity, Footprint, ParameterCount
+        from neurobench.metrics.workload import (ActivationSparsity, ClassificationAccuracy,
+                                                 SynapticOperations)
+        from neurobench.models import TorchModel
+        from torch.utils.data import DataLoader, TensorDataset
+
+        class MeanTarget(WorkloadMetric):
+            def __init__(self):
+                super().__init__(requires_hooks=False)
+
+            def __call__(self, model, preds, data):
+                return data[1].float().mean().item()
+
+        torch.manual_seed(1)
+        net = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(),
+                            nn.Linear(16, 3)).eval()
+        x, y = torch.randn(22, 8), torch.randint(0, 3, (22,))
+        x[x.abs() < 0.3] = 0  # some zero inputs and activations
+
+        def scale(batch):
+            return batch[0] * 2, batch[1] + 1
+
+        def argmax(preds):
+            return preds.argmax(-1)
+
+        metrics = [[Footprint, ConnectionSparsity, ParameterCount],
+                   [ClassificationAccuracy, ActivationSparsity, SynapticOperations, MeanTarget]]
+        got = Benchmark(TorchModel(copy.deepcopy(net)), DataLoader(TensorDataset(x, y),
+                                                                   batch_size=5),
+                        [scale], [argmax], metrics).run(quiet=True)
+        want = NeuroBenchBenchmark(TorchModel(copy.deepcopy(net)),
+                                   DataLoader(TensorDataset(x, y), batch_size=5), [scale],
+                                   [argmax], metrics).run(quiet=True)
+        want = json.loads(json.dumps(want, default=float))
+        return compare(want, got)
+
     def user_exception():
         class Boom(Exception):
             pass
@@ -456,7 +499,8 @@ def api_checks():
         b = Benchmark(net, batches, [], [lambda p: p.argmax(-1)], metrics).run(quiet=True)
         return compare(b, a)
 
-    return [("batches cross without a copy", zero_copy), ("the GIL is released", gil_released),
+    return [("Python processors and metric against NeuroBench run here", live_neurobench),
+            ("batches cross without a copy", zero_copy), ("the GIL is released", gil_released),
             ("timing metrics on a Python iterable", timing_metrics),
             ("a data set kind by name equals its batches given in Python", dataset_kind),
             ("a Python exception comes back as itself", user_exception),
