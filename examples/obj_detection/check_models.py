@@ -26,7 +26,9 @@ example_obj_detection_models, label reference):
 
 With --neurobench-dense (minutes on a CPU, needs NeuroBench and snnTorch in
 ../shared/third_party): NeuroBench's own SynapticOperations on the full-size backbones gives
-NeuroBench's published Dense counts (284070730752 and 98513107968 per sample).
+NeuroBench's published Dense counts (284070730752 and 98513107968 per sample), and with --cli
+too, so does `neurobench run --metrics-scope net --workload SynapticOperations` on the
+full-size TorchScript files, for one sample of 12 bins of 6 x 360 x 640.
 """
 import copy
 import os
@@ -132,9 +134,11 @@ def check_full(kind, cli):
         check_full_cli(kind, scripted, cli)
 
 
-def check_full_cli(kind, scripted, cli):
+def check_full_cli(kind, scripted, cli, dense=False):
     """neurobench run's Footprint of the full-size file, with the metrics scope `net` (the
-    backbone, NeuroBench's __net__()) and without (the whole detector), on one 128 x 128 bin."""
+    backbone, NeuroBench's __net__()) and without (the whole detector), on one 128 x 128 bin.
+    With `dense`, on one sample of 12 bins of 6 x 360 x 640 instead, and SynapticOperations'
+    Dense count with the scope is NeuroBench's published one (half a minute on a CPU)."""
     import json
     import subprocess
     import tempfile
@@ -143,13 +147,18 @@ def check_full_cli(kind, scripted, cli):
         model = os.path.join(work, f"{kind}.pt")
         scripted.save(model)
         data = os.path.join(work, "one.npz")
-        np.savez(data, data=np.zeros((1, 1, 6, 128, 128), np.float32),
-                 targets=np.zeros((1,), np.float32))
-        for scope, expected in (("net", FOOTPRINTS[kind]), ("", FOOTPRINTS[kind] + HEAD_BYTES)):
+        shape = (1, 12, 6, 360, 640) if dense else (1, 1, 6, 128, 128)
+        np.savez(data, data=np.zeros(shape, np.float32), targets=np.zeros((1,), np.float32))
+        runs = [("net", FOOTPRINTS[kind])]
+        if not dense:
+            runs.append(("", FOOTPRINTS[kind] + HEAD_BYTES))
+        for scope, expected in runs:
             out = os.path.join(work, "r.json")
+            metrics = ["--workload", "SynapticOperations", "--threads", "2"] if dense else []
             r = subprocess.run([cli, "run", "--model", model, "--data", data, "--static",
                                 "Footprint", "--metrics-scope", scope, "--batch-size", "1",
-                                "--json", out, "--quiet"], capture_output=True, text=True)
+                                "--json", out, "--quiet"] + metrics, capture_output=True,
+                               text=True)
             if r.returncode != 0:
                 fail(f"full {kind}: neurobench run exited {r.returncode}: {r.stderr[-800:]}")
             with open(out) as f:
@@ -159,6 +168,13 @@ def check_full_cli(kind, scripted, cli):
                      f"{got['Footprint']}, _run.metrics_scope "
                      f"{got['_run'].get('metrics_scope')!r}; expected {expected}")
             print(f"full {kind}: neurobench run --metrics-scope '{scope}': Footprint {expected}")
+            if dense:
+                got_dense = got["SynapticOperations"]["Dense"]
+                if got_dense != DENSE[kind]:
+                    fail(f"full {kind}: neurobench run --metrics-scope net: Dense {got_dense}, "
+                         f"published {DENSE[kind]}")
+                print(f"full {kind}: neurobench run --metrics-scope net: Dense per sample "
+                      f"{int(got_dense)}, as published")
 
 
 DENSE = {"ann": 284070730752, "hybrid": 98513107968}  # NeuroBench's benchmark.py, per sample
@@ -213,10 +229,13 @@ def main():
     for kind in ("ann", "hybrid"):
         check_small(kind)
         check_full(kind, cli)
-    if "--neurobench-dense" in sys.argv[1:]:
+    if "--neurobench-dense" in args:
         torch.set_num_threads(2)
         for kind in ("ann", "hybrid"):
             check_dense(kind)
+            if cli:
+                scripted = torch.jit.script(make_models.untrained(kind, "full"))
+                check_full_cli(kind, scripted, cli, dense=True)
     print("OK")
 
 
