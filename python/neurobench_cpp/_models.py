@@ -17,7 +17,8 @@ from typing import Any, Optional, Tuple
 class PreparedModel:
     """A model ready for the C++ harness.
 
-    script: the torch.jit.ScriptModule the harness runs (loaded back from `path`).
+    script: the torch.jit.ScriptModule the harness runs (a property: an exported one is loaded
+        back from `path` when first read).
     kind: "torchscript" (a ScriptModule or file given as is), "torch" (TorchModel) or
         "snntorch" (SNNTorchModel).
     original: the object the user gave (NeuroBench's wrapper, ours, a ScriptModule or a path):
@@ -34,7 +35,7 @@ class PreparedModel:
         None: the harness's default (a model given as TorchScript).
     """
 
-    script: Any
+    loaded: Any  # the ScriptModule, or None: loaded from `path` when `script` is first read
     kind: str
     original: Any
     describe: str
@@ -43,6 +44,15 @@ class PreparedModel:
     activation_modules: Optional[Tuple[str, ...]] = None
     # Keeps the temporary folder of an exported or saved file alive as long as the model.
     workdir: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def script(self):
+        """The ScriptModule; an exported one is loaded from `path` on first use (the harness
+        loads the file itself, so a run need not load it in Python too)."""
+        if self.loaded is None:
+            import torch
+            object.__setattr__(self, "loaded", torch.jit.load(self.path, map_location="cpu"))
+        return self.loaded
 
 
 class ModelError(ValueError):
@@ -198,7 +208,6 @@ def _example_for(describe, example_input, stepwise):
 
 def _export(net, original, kind, describe, example_input, custom_forward, stepwise,
             activation_modules):
-    import torch
     try:
         from neurobench_export import ExportError, export
     except ImportError as e:
@@ -214,8 +223,7 @@ def _export(net, original, kind, describe, example_input, custom_forward, stepwi
         workdir.cleanup()
         raise ModelError(f"{describe}: the network cannot be exported to TorchScript with its "
                          f"exact behaviour, so the C++ harness cannot run it: {e}") from e
-    script = torch.jit.load(path)
-    return PreparedModel(script, kind, original, describe, path, stepwise, activation_modules,
+    return PreparedModel(None, kind, original, describe, path, stepwise, activation_modules,
                          workdir)
 
 
