@@ -38,7 +38,7 @@ SKIP = 77
 OURS = "from neurobench_cpp import Benchmark"
 THEIRS = "from neurobench.benchmarks import Benchmark"
 SCRIPTS = ["gsc_ann.py", "gsc_snn.py", "dvs_gesture_snn.py", "primate_reaching.py",
-           "nehar_snn.py", "custom_python_parts.py"]
+           "nehar_snn.py", "eeg_mi_snn.py", "custom_python_parts.py"]
 TOLERANCE = 1e-6
 
 
