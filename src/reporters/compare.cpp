@@ -17,6 +17,7 @@
 #include "reporters/flat_values.hpp"
 #include "reporters/fscil_sessions.hpp"
 #include "reporters/metric_index.hpp"
+#include "reporters/run_context.hpp"
 #include "reporters/text.hpp"
 
 namespace neurobench {
@@ -342,8 +343,21 @@ std::string render_comparison(const std::vector<ComparisonRow>& rows, const RunR
   std::vector<Cells> lines;
   lines.push_back({"metric", "unit", a.label, b.label, "diff", "%diff", ""});
   for (const auto& r : rows) lines.push_back(row_cells(r, options));
-  return fmt::format("A: {} ({})\nB: {} ({})\n\n", a.label, a.source, b.label, b.source) +
-         aligned(lines) + summary(rows, options);
+  std::string out = fmt::format("A: {} ({})\nB: {} ({})\n", a.label, a.source, b.label, b.source);
+  // Runs whose metrics saw different parts of the model (--metrics-scope) measure different
+  // things: footprint, sparsity and operations.
+  const std::string scope_a = detail::run_field(a, "metrics_scope");
+  const std::string scope_b = detail::run_field(b, "metrics_scope");
+  if (scope_a != scope_b) {
+    const auto scope_text = [](const std::string& s) {
+      return s.empty() ? std::string("the whole model") : "submodule '" + s + "'";
+    };
+    out += fmt::format(
+        "note: the metrics scopes differ: A's static and layer metrics measure {}, B's {}; "
+        "their footprints, sparsities and operations are not comparable\n",
+        scope_text(scope_a), scope_text(scope_b));
+  }
+  return out + "\n" + aligned(lines) + summary(rows, options);
 }
 
 }  // namespace neurobench

@@ -131,6 +131,20 @@ TEST_CASE("the comparison table aligns columns and marks regressions", "[report]
           "1 regression above 5%: ClassificationAccuracy\n");
 }
 
+TEST_CASE("the comparison notes runs whose metrics scopes differ", "[report][metrics_scope]") {
+  const auto whole = run_of("whole", R"({"Footprint": 1000})");
+  const auto net = run_of("net", R"({"Footprint": 900, "_run": {"metrics_scope": "net"}})");
+  const auto text = neurobench::render_comparison(neurobench::compare(whole, net), whole, net);
+  REQUIRE_THAT(text, Catch::StartsWith("A: whole (whole.json)\n"
+                                       "B: net (net.json)\n"
+                                       "note: the metrics scopes differ: A's static and layer "
+                                       "metrics measure the whole model, B's submodule 'net'; "
+                                       "their footprints, sparsities and operations are not "
+                                       "comparable\n\nmetric"));
+  const auto same = neurobench::render_comparison(neurobench::compare(net, net), net, net);
+  REQUIRE_THAT(same, !Catch::Contains("note:"));
+}
+
 namespace {
 
 // `_metrics` as Benchmark writes it, for a user's own metrics: SpikeRate (a number) and
