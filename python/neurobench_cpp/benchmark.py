@@ -148,7 +148,7 @@ class Benchmark:
         self.results = None
 
     # --- the run -------------------------------------------------------------------------------
-    def _prepared_model(self, stream):
+    def _prepared_model(self, stream, kind_spec):
         if self._prepared is None:
             example = None
             if stream is not None and not self._is_ready_script():
@@ -156,6 +156,8 @@ class Benchmark:
                 for p in self._pre_items:
                     example = p(example)
                 example = example[0]
+            elif kind_spec is not None and not self._is_ready_script():
+                example = _core_module().example_input(kind_spec)
             self._prepared = prepare_model(self.model, example)
         return self._prepared
 
@@ -180,8 +182,14 @@ class Benchmark:
         return out
 
     def _spec(self, data, quiet, verbose, device):
-        stream = None if isinstance(data, DatasetKind) else _Stream(data)
-        prepared = self._prepared_model(stream)
+        stream, kind_spec = None, None
+        if isinstance(data, DatasetKind):
+            kind_spec = dict(dataset_kind=data.kind, dataset_path=data.path,
+                             dataset_options=json.dumps(data.options),
+                             batch_size=data.batch_size, pre=self._pre, quiet=bool(quiet))
+        else:
+            stream = _Stream(data)
+        prepared = self._prepared_model(stream, kind_spec)
         cpp = [m for m in self._workload if not isinstance(m, PythonMetric)]
         spec = {
             "model_path": prepared.path,
@@ -199,8 +207,7 @@ class Benchmark:
             "device": "cpu" if device is None else str(device),
         }
         if stream is None:
-            spec.update(dataset_kind=data.kind, dataset_path=data.path,
-                        dataset_options=json.dumps(data.options), batch_size=data.batch_size)
+            spec.update(kind_spec)
         else:
             kinds = dict(_core_module().metric_names())
             timing = any(kinds.get(m.name) == "timing" for m in cpp)

@@ -510,6 +510,25 @@ std::vector<std::string> registered_names(const py::dict& spec) {
   return names;
 }
 
+// The model's input for the first batch of a data set kind: batch 0 through the pre-processors
+// (what an eager network is exported on, when the data are read in C++).
+at::Tensor example_input(const py::dict& spec) {
+  PyContext context;
+  context.errors = std::make_shared<PyErrorSlot>();
+  nb::LoaderOptions loader_options;
+  loader_options.batch_size = spec["batch_size"].cast<int64_t>();
+  const nb::DataLoader loader(dataset_of(spec, context), loader_options);
+  auto shared = std::make_shared<PyContext>(context);
+  auto pre = pre_processors_of(spec["pre"].cast<py::list>(), shared);
+  nb::Batch batch;
+  {
+    py::gil_scoped_release release;
+    batch = loader.batch(0);
+    for (auto& p : pre) batch = (*p)(batch);
+  }
+  return batch.data;
+}
+
 py::dict run(const py::dict& spec) {
   auto context = std::make_shared<PyContext>();
   context->errors = std::make_shared<PyErrorSlot>();
@@ -562,6 +581,8 @@ PYBIND11_MODULE(_core, m) {
   py::register_exception<nb::MetricError>(m, "MetricError", error.ptr());
   py::register_exception<nb::UsageError>(m, "UsageError", PyExc_ValueError);
   py::register_exception<nb::InputError>(m, "InputError", PyExc_ValueError);
+  m.def("example_input", &example_input, py::arg("spec"),
+        "The model's input of a data set kind's first batch, after the pre-processors");
   m.def("run", &run, py::arg("spec"),
         "Runs one benchmark described by neurobench_cpp.benchmark; returns the results");
   m.def(

@@ -484,8 +484,8 @@ def api_checks():
         sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures", "wisdm"))
         from make_file import write_file
         torch.manual_seed(0)
-        net = torch.jit.script(nn.Sequential(nn.Flatten(), nn.Linear(240, 16), nn.ReLU(),
-                                             nn.Linear(16, 7)).eval())
+        eager = nn.Sequential(nn.Flatten(), nn.Linear(240, 16), nn.ReLU(), nn.Linear(16, 7)).eval()
+        net = torch.jit.script(eager)
         metrics = [["Footprint"], ["ClassificationAccuracy", "ActivationSparsity",
                                    "SynapticOperations"]]
         with tempfile.TemporaryDirectory() as d:
@@ -495,9 +495,12 @@ def api_checks():
             y = torch.from_numpy(z["arr_5"]).argmax(-1)
             kind = neurobench_cpp.DatasetKind(f"wisdm:{d}", batch_size=4, subset="test")
             a = Benchmark(net, kind, [], [lambda p: p.argmax(-1)], metrics).run(quiet=True)
+            # an eager network is exported on the kind's first batch, read in C++
+            c = Benchmark(neurobench_cpp.TorchModel(eager), kind, [], [lambda p: p.argmax(-1)],
+                          metrics).run(quiet=True)
         batches = [(x[i:i + 4], y[i:i + 4]) for i in range(0, 10, 4)]
         b = Benchmark(net, batches, [], [lambda p: p.argmax(-1)], metrics).run(quiet=True)
-        return compare(b, a)
+        return compare(b, a) + compare(b, c)
 
     return [("Python processors and metric against NeuroBench run here", live_neurobench),
             ("batches cross without a copy", zero_copy), ("the GIL is released", gil_released),
