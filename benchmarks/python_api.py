@@ -180,7 +180,8 @@ def main():
                  f"{getattr(neurobench_cpp, 'CORE_IMPORT_ERROR', '')} (build the target "
                  f"neurobench_cpp_core and give --core-dir)")
     nets = make_networks()
-    impls = {"NeuroBench": neurobench.benchmarks.Benchmark, "neurobench_cpp": neurobench_cpp.Benchmark}
+    impls = {"NeuroBench": neurobench.benchmarks.Benchmark,
+             "neurobench_cpp": neurobench_cpp.Benchmark}
     rows, failed = [], False
     print(f"torch {torch.__version__}, 1 thread, medians of {args.repeats}")
     for w in workloads(args.scale):
@@ -217,7 +218,8 @@ def main():
         prepared = _models.prepare_model(wrapper, w["data"][:w["batch"]])
         row["prepare_s"] = time.perf_counter() - start
         del prepared
-        timed = TimedLoader(DataLoader(TensorDataset(w["data"], w["targets"]), batch_size=w["batch"]))
+        timed = TimedLoader(DataLoader(TensorDataset(w["data"], w["targets"]),
+                                       batch_size=w["batch"]))
         bench = neurobench_cpp.Benchmark(wrapper, timed, [], [], [[], [metrics.SynapticOperations]])
         with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
             bench.run(quiet=True)
@@ -225,11 +227,14 @@ def main():
         rows.append(row)
         nb, cpp = row["NeuroBench"], row["neurobench_cpp"]
         print(f"{w['name']} ({batches} batches)")
-        print(f"  first run:  NeuroBench {nb['first_s']:.3f} s, neurobench_cpp {cpp['first_s']:.3f} s"
+        print(f"  first run:  NeuroBench {nb['first_s']:.3f} s, "
+              f"neurobench_cpp {cpp['first_s']:.3f} s"
               f"  -> {nb['first_s'] / cpp['first_s']:.1f}x")
-        print(f"  later run:  NeuroBench {nb['later_s']:.3f} s, neurobench_cpp {cpp['later_s']:.3f} s"
+        print(f"  later run:  NeuroBench {nb['later_s']:.3f} s, "
+              f"neurobench_cpp {cpp['later_s']:.3f} s"
               f"  -> {nb['later_s'] / cpp['later_s']:.1f}x")
-        print(f"  neurobench_cpp's Python side: prepare_model (export, checked) {row['prepare_s']:.3f} s"
+        print(f"  neurobench_cpp's Python side: prepare_model (export, checked) "
+              f"{row['prepare_s']:.3f} s"
               f" once; fetching a batch {row['python_fetch_per_batch_ms']:.3f} ms")
         for line in bad:
             print(f"  DIFFERENT {line}")

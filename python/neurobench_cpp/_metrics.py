@@ -148,8 +148,9 @@ def _from_name(name, family, position):
 def _from_cpp_metric(metric, family, position):
     found = _CPP_BY_KEY.get(_canonical(metric.name))
     if found is None or found[0] != family:
+        names = CPP_STATIC_METRICS if family == "static" else CPP_WORKLOAD_METRICS
         raise ValueError(f"{family} metric {position}: {metric!r} names no {family} metric of "
-                         f"neurobench-cpp; accepted: {', '.join(CPP_STATIC_METRICS if family == 'static' else CPP_WORKLOAD_METRICS)}")
+                         f"neurobench-cpp; accepted: {', '.join(names)}")
     if not isinstance(metric.options, dict):
         raise TypeError(f"{family} metric {position}: {metric!r}: options must be a dict")
     return CppMetric(found[1], dict(metric.options), metric.result_key or metric.name)
@@ -180,9 +181,10 @@ def _from_class(cls, family, position):
     other = _neurobench_base(cls, ("neurobench.metrics.static", "neurobench.metrics.workload"),
                              _NB_STATIC_CLASSES + _NB_WORKLOAD_CLASSES)
     if builtin is None and other is not None:
+        other_family = "static" if family == "workload" else "workload"
         raise TypeError(f"{family} metric {position}: {cls.__name__} is NeuroBench's "
-                        f"{'static' if family == 'workload' else 'workload'} metric {other.__name__}:"
-                        f" put it in the other list of metric_list")
+                        f"{other_family} metric {other.__name__}: put it in the other list of "
+                        f"metric_list")
     kind = _python_kind(cls)
     if kind is None:
         raise TypeError(f"{family} metric {position}: {_describe(cls)} is not accepted; "
@@ -210,7 +212,8 @@ def _translate_one(item, family, position):
     hint = ""
     if _python_kind(type(item)) is not None or _neurobench_base(
             type(item), ("neurobench.metrics",), _NB_STATIC_CLASSES + _NB_WORKLOAD_CLASSES):
-        hint = f" (an instance: pass the class {type(item).__name__} itself, as NeuroBench takes it)"
+        hint = (f" (an instance: pass the class {type(item).__name__} itself, as NeuroBench "
+                f"takes it)")
     raise TypeError(f"{family} metric {position}: {_describe(item)} is not accepted{hint}; "
                     f"accepted: {_accepted_text(family)}")
 
@@ -225,7 +228,8 @@ def _translate_family(items, family):
     # position and its last metric.
     by_key = {}
     for position, item in enumerate(items):
-        metric = _translate_one(item, family, f"#{position} of metric_list[{0 if family == 'static' else 1}]")
+        where = f"#{position} of metric_list[{0 if family == 'static' else 1}]"
+        metric = _translate_one(item, family, where)
         by_key[metric.result_key] = metric
     return list(by_key.values())
 
