@@ -7,8 +7,9 @@ Installs the packages neurobench_export and neurobench_cpp, and neurobench_cpp's
   2. the project's CMake build: the source tree is NEUROBENCH_SOURCE_DIR, else the folder above
      this one when it holds the project; the build folder is NEUROBENCH_BUILD_DIR, else
      build/release when it is configured, else build/python (configured here: Release, unity
-     batches, Ninja and ccache when there, no tests, examples or benchmarks). Only the target neurobench_cpp_core
-     is built (nothing when it is up to date), then its module is copied into the wheel.
+     batches, Ninja and ccache when there, no tests, examples or benchmarks). Only the target
+     neurobench_cpp_core is built (nothing when it is up to date), then its module is copied
+     into the wheel. A relative NEUROBENCH_CPP_CORE is taken from python/, where pip builds.
      NEUROBENCH_BUILD_LOCK names a file to hold flock(2) on while CMake runs (a shared tree).
 Without either (python/ copied on its own), only the pure-Python packages are installed, with a
 warning; neurobench_cpp.Benchmark then raises ImportError saying so. NEUROBENCH_CPP_REQUIRE_CORE=1
