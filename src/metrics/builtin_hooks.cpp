@@ -73,6 +73,16 @@ Json ActivationSparsity::operator()(const WorkloadInput& /*input*/) {
 }
 
 // spec: Workload metrics, ActivationSparsityByLayer
+ActivationSparsityByLayer::ActivationSparsityByLayer(const Json& options) {
+  const Json keys = options.value("keys", Json("path"));
+  if (keys == "name") {
+    by_name_ = true;
+  } else if (keys != "path") {
+    throw UsageError(fmt::format(
+        "ActivationSparsityByLayer: option 'keys' must be path or name, got {}", keys.dump()));
+  }
+}
+
 void ActivationSparsityByLayer::reset() {
   order_.clear();
   layers_.clear();
@@ -93,13 +103,28 @@ void ActivationSparsityByLayer::update(const WorkloadInput& /*input*/) {
   for (const auto& entry : layers_) (void)entry.second.nonzeros.value();
 }
 
+// The counts stay per path (so shards merge whatever the keys); keyed by name, the layers that
+// share their last path component (NeuroBench's hook name: `features.1` and `classifier.1`
+// are both `1`) have their elements and non-zeros summed before the ratio, as NeuroBench does.
 Json ActivationSparsityByLayer::compute() const {
+  std::vector<std::string> keys;
+  std::map<std::string, std::pair<int64_t, int64_t>, std::less<>> totals;  // elements, nonzeros
+  for (const auto& path : order_) {
+    const Counts& c = layers_.find(path)->second;
+    std::string key = path;
+    const std::size_t dot = path.rfind('.');
+    if (by_name_ && dot != std::string::npos) key = path.substr(dot + 1);
+    auto [it, added] = totals.try_emplace(key, 0, 0);
+    if (added) keys.push_back(key);
+    it->second.first += c.elements;
+    it->second.second += c.nonzeros.value();
+  }
   Json out = Json::object();
-  for (const auto& name : order_) {
-    const Counts& c = layers_.find(name)->second;
-    out[name] = c.elements == 0 ? 0.0
-                                : static_cast<double>(c.elements - c.nonzeros.value()) /
-                                      static_cast<double>(c.elements);
+  for (const auto& key : keys) {
+    const auto [elements, nonzeros] = totals.find(key)->second;
+    out[key] = elements == 0
+                   ? 0.0
+                   : static_cast<double>(elements - nonzeros) / static_cast<double>(elements);
   }
   return out;
 }
@@ -268,10 +293,13 @@ MetricDescription ActivationSparsity::describe() {
 }
 
 MetricDescription ActivationSparsityByLayer::describe() {
-  // One key per activation layer (its dotted path), all alike.
+  // One key per activation layer (its dotted path, or its name), all alike.
   return MetricDescription("fraction of zero outputs per activation layer")
       .with_unit("fraction")
-      .higher_is_better();
+      .higher_is_better()
+      .with_option("keys", "string", "path",
+                   "path: each layer by its dotted path; name: by its attribute name, the "
+                   "counts of layers sharing a name summed (NeuroBench's keys)");
 }
 
 MetricDescription MembraneUpdates::describe() {

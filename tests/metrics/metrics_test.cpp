@@ -67,6 +67,42 @@ TEST_CASE("predictions whose shape differs from the targets are an InputError", 
                           Catch::Contains("[4]"));
 }
 
+TEST_CASE("ActivationSparsityByLayer keys layers by path, or by name with shared names merged",
+          "[metrics][by_layer]") {
+  using neurobench::metrics::ActivationSparsityByLayer;
+  // Two blocks with a ReLU at index 1 each, and a top-level `act`: by name, the two `1`s are
+  // one key whose sparsity is over both layers' elements (NeuroBench's hook names).
+  const torch::Tensor a = torch::tensor({0.0F, 1.0F, 0.0F, 0.0F});  // 3 zeros of 4
+  const torch::Tensor b = torch::tensor({1.0F, 2.0F});              // 0 of 2
+  const torch::Tensor c = torch::tensor({0.0F, 5.0F});              // 1 of 2
+  auto feed = [&](ActivationSparsityByLayer& m) {
+    m.reset();
+    for (const auto& [layer, out] :
+         {std::pair<const char*, const torch::Tensor*>{"f.1", &a}, {"g.1", &b}, {"act", &c}}) {
+      m.on_activation(
+          neurobench::ActivationCall{layer, "ReLU", *out, false, nullptr, nullptr, {}, {}});
+    }
+  };
+  ActivationSparsityByLayer by_path;
+  ActivationSparsityByLayer by_name(Json{{"keys", "name"}});
+  feed(by_path);
+  feed(by_name);
+  CHECK(by_path.compute() == Json{{"f.1", 0.75}, {"g.1", 0.0}, {"act", 0.5}});
+  CHECK(by_name.compute() == Json{{"1", 0.5}, {"act", 0.5}});  // (3 + 0) / (4 + 2)
+  // Shards keep the counts per path: a name-keyed merge of path-keyed states (and the reverse)
+  // gives what one process would.
+  ActivationSparsityByLayer merged(Json{{"keys", "name"}});
+  merged.merge_state(by_path.export_state());
+  merged.merge_state(by_name.export_state());
+  CHECK(merged.compute() == Json{{"1", 0.5}, {"act", 0.5}});
+  ActivationSparsityByLayer merged_path;
+  merged_path.merge_state(by_name.export_state());
+  CHECK(merged_path.compute() == by_path.compute());
+  REQUIRE_THROWS_AS(ActivationSparsityByLayer(Json{{"keys", "dotted"}}), neurobench::UsageError);
+  REQUIRE_THROWS_WITH(ActivationSparsityByLayer(Json{{"keys", "dotted"}}),
+                      Catch::Contains("'keys'") && Catch::Contains("dotted"));
+}
+
 TEST_CASE("MSE and SMAPE follow the spec's formulas", "[metrics]") {
   neurobench::metrics::MSE mse;
   neurobench::metrics::SMAPE smape;

@@ -116,11 +116,17 @@ class ActivationSparsity final : public WorkloadMetric {
   CountSum nonzeros_;
 };
 
-/// Activation sparsity per layer over the whole run, keyed by dotted layer path.
+/// Activation sparsity per layer over the whole run, keyed by dotted layer path (option
+/// `keys`: `path`, the default) or, as NeuroBench keys it, by the layer's attribute name in its
+/// parent with the counts of layers that share a name summed (`keys`: `name`).
 class ActivationSparsityByLayer final : public AccumulatedMetric {
  public:
-  /// What the metric reports: unit, direction and keys (see MetricDescription).
+  /// What the metric reports: unit, direction, keys and options (see MetricDescription).
   [[nodiscard]] static MetricDescription describe();
+  /// Keyed by path.
+  ActivationSparsityByLayer() = default;
+  /// With options `{"keys": "path" | "name"}`; UsageError for another value.
+  explicit ActivationSparsityByLayer(const Json& options);
   void reset() override;
   void update(const WorkloadInput& input) override;
   [[nodiscard]] Json compute() const override;
@@ -135,8 +141,9 @@ class ActivationSparsityByLayer final : public AccumulatedMetric {
     int64_t elements = 0;
     CountSum nonzeros;
   };
-  std::vector<std::string> order_;
+  std::vector<std::string> order_;  // paths, in the order first seen
   std::map<std::string, Counts, std::less<>> layers_;
+  bool by_name_ = false;  // keys: the last component of the path, counts of a name summed
 };
 
 /// Synaptic operations per sample: effective MACs (real-valued inputs), effective ACs
