@@ -17,7 +17,8 @@ class CppMetric:
     """A metric of the C++ harness's registry.
 
     name: its registry name ("SynapticOperations", "Latency").
-    options: its options (a JSON object; {} for NeuroBench's metrics, which take none).
+    options: its options (a JSON object; for NeuroBench's metrics, those that make the C++
+        metric compute NeuroBench's: `{"keys": "name"}` for ActivationSparsityByLayer).
     result_key: the key of its value in the results dict, as NeuroBench keys it: the class's
         __name__ for a class, the string as given for a name ("synaptic_operations").
     """
@@ -86,6 +87,13 @@ def _canonical(name):
     return name.replace("_", "").lower()
 
 
+def _neurobench_options(name):
+    """The C++ options that make metric `name` compute what NeuroBench's metric of that name
+    computes: ActivationSparsityByLayer keyed by each layer's attribute name, layers sharing a
+    name merged, as NeuroBench's hooks name them (the C++ default is the dotted path)."""
+    return {"keys": "name"} if name == "ActivationSparsityByLayer" else {}
+
+
 _CPP_BY_KEY = {_canonical(n): ("static", n) for n in CPP_STATIC_METRICS}
 _CPP_BY_KEY.update({_canonical(n): ("workload", n) for n in CPP_WORKLOAD_METRICS})
 
@@ -142,7 +150,7 @@ def _from_name(name, family, position):
         raise ValueError(f"{family} metric {position} '{name}' is a {found[0]} metric: put it in "
                          f"the {'first' if found[0] == 'static' else 'second'} list of "
                          f"metric_list")
-    return CppMetric(found[1], {}, name)
+    return CppMetric(found[1], _neurobench_options(found[1]), name)
 
 
 def _from_cpp_metric(metric, family, position):
@@ -177,7 +185,8 @@ def _from_class(cls, family, position):
     if builtin is not None and not _overrides_between(cls, builtin):
         # NeuroBench's class, or a subclass that only renames it: the C++ metric, keyed as
         # NeuroBench keys it (the class's own name).
-        return CppMetric(_CPP_BY_KEY[_canonical(builtin.__name__)][1], {}, cls.__name__)
+        cpp_name = _CPP_BY_KEY[_canonical(builtin.__name__)][1]
+        return CppMetric(cpp_name, _neurobench_options(cpp_name), cls.__name__)
     other = _neurobench_base(cls, ("neurobench.metrics.static", "neurobench.metrics.workload"),
                              _NB_STATIC_CLASSES + _NB_WORKLOAD_CLASSES)
     if builtin is None and other is not None:

@@ -195,6 +195,9 @@ class MetricTranslation(unittest.TestCase):
         self.assertEqual([(m.name, m.result_key) for m in w],
                          [(c.__name__, c.__name__) for c in workload])
         self.assertTrue(all(isinstance(m, CppMetric) for m in s + w))
+        # NeuroBench keys per-layer results by attribute name, shared names merged
+        self.assertEqual({m.name: m.options for m in w if m.options},
+                         {"ActivationSparsityByLayer": {"keys": "name"}})
 
     def test_names_2x_and_1x(self):
         s, w = translate_metrics([
@@ -210,6 +213,9 @@ class MetricTranslation(unittest.TestCase):
                           "MembraneUpdates", "SMAPE", "MSE", "MSE", "R2", "CocoMap",
                           "ActivationSparsityByLayer", "NeuronOperations"])
         self.assertEqual(w[4].result_key, "sMAPE")
+        self.assertEqual(w[9].options, {"keys": "name"})  # NeuroBench's name: its keys
+        _, ours = translate_metrics([[], [CppMetric("ActivationSparsityByLayer")]])
+        self.assertEqual(ours[0].options, {})  # the project's metric as asked: by path
 
     def test_project_metrics(self):
         s, w = translate_metrics([["ModelFileSize"], ["Latency", "dense_macs", "EnergyEstimate",
