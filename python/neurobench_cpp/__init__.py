@@ -23,7 +23,10 @@ except ImportError as _e:  # the pure-Python layers still import (their unit tes
     _core = None
     CORE_IMPORT_ERROR = _e
 
+from ._metrics import CppMetric  # noqa: E402
 from ._models import SNNTorchModel, TorchModel  # noqa: E402
+from ._processors import CppProcessor  # noqa: E402
 from .benchmark import Benchmark, DatasetKind  # noqa: E402
 
-__all__ = ["Benchmark", "DatasetKind", "SNNTorchModel", "TorchModel"]
+__all__ = ["Benchmark", "CppMetric", "CppProcessor", "DatasetKind", "SNNTorchModel",
+           "TorchModel"]

@@ -152,10 +152,15 @@ class Benchmark:
         if self._prepared is None:
             example = None
             if stream is not None and not self._is_ready_script():
-                example = stream.first
-                for p in self._pre_items:
-                    example = p(example)
-                example = example[0]
+                if any(kind == "cpp" for kind, _, _ in self._pre):
+                    # C++ pre-processors (NeuroBench's S2S and MFCC translated, ours by name)
+                    # run in C++ on the example too, with the Python ones at their places.
+                    example = _core_module().apply_pre(self._pre, stream.first)
+                else:
+                    example = stream.first
+                    for p in self._pre_items:
+                        example = p(example)
+                    example = example[0]
             elif kind_spec is not None and not self._is_ready_script():
                 example = _core_module().example_input(kind_spec)
             self._prepared = prepare_model(self.model, example)

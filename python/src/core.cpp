@@ -529,6 +529,36 @@ at::Tensor example_input(const py::dict& spec) {
   return batch.data;
 }
 
+// Rethrows the user's own Python exception kept in `errors` (raised by a processor, a metric
+// or the iterable while C++ ran) as itself, with a note saying where; else returns.
+void core_rethrow_python_error(PyErrorSlot& slot, const std::exception& e) {
+  if (!slot.error) return;
+  py::error_already_set error = std::move(*slot.error);
+  slot.error.reset();
+  if (py::hasattr(error.value(), "add_note")) {
+    error.value().attr("add_note")(
+        fmt::format("neurobench_cpp: raised by {} ({})", slot.where, e.what()));
+  }
+  throw error;
+}
+
+// The model's input for one batch given in Python: the batch through the pre-processor chain
+// (C++ and Python ones, as run() chains them). An eager network is exported on it.
+at::Tensor apply_pre(const py::list& pre, const py::handle& item) {
+  auto context = std::make_shared<PyContext>();
+  context->errors = std::make_shared<PyErrorSlot>();
+  nb::Batch batch = batch_of(item, "the example batch");
+  auto chain = pre_processors_of(pre, context);
+  try {
+    py::gil_scoped_release release;  // Python pre-processors take it for their call
+    for (auto& p : chain) batch = (*p)(batch);
+  } catch (const std::exception& e) {
+    core_rethrow_python_error(*context->errors, e);
+    throw;
+  }
+  return batch.data;
+}
+
 py::dict run(const py::dict& spec) {
   auto context = std::make_shared<PyContext>();
   context->errors = std::make_shared<PyErrorSlot>();
@@ -557,15 +587,7 @@ py::dict run(const py::dict& spec) {
     py::gil_scoped_release release;  // the loops hold no GIL; adapters take it for their call
     results = bench->run(options);
   } catch (const std::exception& e) {
-    if (PyErrorSlot& slot = *context->errors; slot.error) {
-      py::error_already_set error = std::move(*slot.error);
-      slot.error.reset();
-      if (py::hasattr(error.value(), "add_note")) {
-        error.value().attr("add_note")(
-            fmt::format("neurobench_cpp: raised by {} ({})", slot.where, e.what()));
-      }
-      throw error;  // the user's own exception, restored for Python
-    }
+    core_rethrow_python_error(*context->errors, e);  // the user's own exception, as itself
     throw;
   }
   return results_of(*results, names);
@@ -583,6 +605,9 @@ PYBIND11_MODULE(_core, m) {
   py::register_exception<nb::InputError>(m, "InputError", PyExc_ValueError);
   m.def("example_input", &example_input, py::arg("spec"),
         "The model's input of a data set kind's first batch, after the pre-processors");
+  m.def("apply_pre", &apply_pre, py::arg("pre"), py::arg("batch"),
+        "One batch given in Python through the pre-processor chain (C++ and Python ones, "
+        "entries as in run()'s spec); returns the model's input");
   m.def("run", &run, py::arg("spec"),
         "Runs one benchmark described by neurobench_cpp.benchmark; returns the results");
   m.def(

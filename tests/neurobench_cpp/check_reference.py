@@ -433,6 +433,43 @@ def api_checks():
             bad.append(f"NeuroBench's keys are not the names: {want}")
         return bad
 
+    def cpp_pre_with_eager_network():
+        """A translated MFCC (a CppProcessor, no Python code) before an eager network: the
+        network is exported on the first batch through the C++ chain; the results equal
+        NeuroBench's with its MFCCPreProcessor, run here."""
+        import copy
+        from neurobench.benchmarks import Benchmark as NeuroBenchBenchmark
+        from neurobench.metrics.static import Footprint
+        from neurobench.metrics.workload import (ActivationSparsity, ClassificationAccuracy,
+                                                 SynapticOperations)
+        from neurobench.models import TorchModel
+        from neurobench.processors.preprocessors import MFCCPreProcessor
+        from torch.utils.data import DataLoader, TensorDataset
+        from neurobench_cpp import CppProcessor
+        from neurobench_cpp._processors import translate_processors
+
+        mfcc = MFCCPreProcessor(sample_rate=8000, n_mfcc=13,
+                                melkwargs={"n_fft": 256, "hop_length": 128, "n_mels": 20})
+        translated = translate_processors([mfcc], "pre")[0]
+        if not isinstance(translated, CppProcessor):
+            return [f"NeuroBench's MFCC was not translated to C++: {translated}"]
+        torch.manual_seed(3)
+        net = nn.Sequential(nn.Flatten(), nn.Linear(169, 8), nn.ReLU(), nn.Linear(8, 3)).eval()
+        x, y = torch.randn(6, 1600, 1), torch.randint(0, 3, (6,))
+
+        def argmax(preds):
+            return preds.argmax(-1)
+
+        metrics = [[Footprint], [ClassificationAccuracy, ActivationSparsity, SynapticOperations]]
+        got = Benchmark(TorchModel(copy.deepcopy(net)), DataLoader(TensorDataset(x, y),
+                                                                   batch_size=4),
+                        [CppProcessor(translated.name, translated.options)], [argmax],
+                        metrics).run(quiet=True)
+        want = NeuroBenchBenchmark(TorchModel(copy.deepcopy(net)),
+                                   DataLoader(TensorDataset(x, y), batch_size=4), [mfcc],
+                                   [argmax], metrics).run(quiet=True)
+        return compare(json.loads(json.dumps(want, default=float)), got)
+
     def user_exception():
         class Boom(Exception):
             pass
@@ -538,6 +575,8 @@ def api_checks():
     return [("Python processors and metric against NeuroBench run here", live_neurobench),
             ("batches cross without a copy", zero_copy), ("the GIL is released", gil_released),
             ("per-layer keys of a nested network, as NeuroBench's", nested_layer_names),
+            ("a C++ pre-processor by name before an eager network",
+             cpp_pre_with_eager_network),
             ("timing metrics on a Python iterable", timing_metrics),
             ("a data set kind by name equals its batches given in Python", dataset_kind),
             ("a Python exception comes back as itself", user_exception),
