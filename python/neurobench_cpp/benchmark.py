@@ -14,7 +14,7 @@ import pathlib
 import sys
 
 from ._metrics import PythonMetric, translate_metrics
-from ._models import prepare_model
+from ._models import _wrapper_kind, prepare_model
 from ._processors import PythonProcessor, translate_processors
 
 
@@ -271,6 +271,62 @@ class Benchmark:
                 print(f"neurobench_cpp: warning: {w}", file=sys.stderr)
         self.results = ordered
         return self.results
+
+    # --- exports of the network, as NeuroBench's Benchmark ---------------------------------------
+    def _eager_net(self, method):
+        """The network NeuroBench's to_onnx / to_nir export, `model.__net__()`, and the
+        wrapper's kind; TypeError for a model given as TorchScript, which has none."""
+        found = _wrapper_kind(self.model)
+        if found is None:
+            what = (f"the TorchScript file '{os.fspath(self.model)}'"
+                    if isinstance(self.model, (str, os.PathLike)) else
+                    f"a {type(self.model).__module__}.{type(self.model).__qualname__}")
+            raise TypeError(
+                f"Benchmark.{method}: the model is {what}, not a TorchModel or SNNTorchModel: "
+                f"NeuroBench's {method} exports the eager network such a wrapper holds "
+                f"(model.__net__()), and a model given as TorchScript has none here; pass "
+                f"TorchModel(net) or SNNTorchModel(net) to Benchmark, or export the eager "
+                f"network yourself")
+        return found[0], self.model.__net__()
+
+    def to_onnx(self, dummy_input, filename, **kwargs):
+        """NeuroBench's Benchmark.to_onnx: exports the wrapper's eager network with
+        `torch.onnx.export(net, dummy_input, filename, **kwargs)`, as NeuroBench does it (its
+        parameters and buffers set to requires_grad=False, an SNNTorchModel's neurons reset,
+        the network put in eval mode, no grad). TypeError for a model given as TorchScript."""
+        import torch
+        wrapper, net = self._eager_net("to_onnx")
+        if dummy_input.requires_grad:
+            dummy_input = dummy_input.detach()
+        for param in net.parameters():
+            param.requires_grad = False
+        if wrapper == "SNNTorchModel":
+            from snntorch import utils as snntorch_utils
+            snntorch_utils.reset(net)
+        for buffer in net.buffers():
+            buffer.requires_grad = False
+        with torch.no_grad():
+            net.eval()
+            torch.onnx.export(net, dummy_input, filename, **kwargs)
+        print(f"Model exported to {filename}")
+
+    def to_nir(self, dummy_input, filename, **kwargs):
+        """NeuroBench's Benchmark.to_nir: exports the wrapper's eager network to NIR with
+        snnTorch's `export_to_nir(net, dummy_input, **kwargs)` and `nir.write(filename, ...)`.
+        ImportError (NeuroBench's message) without the `nir` package, ValueError with snnTorch
+        older than 0.9.0, TypeError for a model given as TorchScript."""
+        _, net = self._eager_net("to_nir")
+        try:
+            import nir
+        except ImportError:
+            raise ImportError("Exporting to NIR requires the `nir` package. Install it using "
+                              "`pip install nir`.") from None
+        import snntorch
+        if snntorch.__version__ < "0.9.0":
+            raise ValueError("Exporting to NIR requires snntorch version >= 0.9.0")
+        from snntorch.export_nir import export_to_nir
+        nir.write(filename, export_to_nir(net, dummy_input, **kwargs))
+        print(f"Model exported to {filename}")
 
     # --- results files -------------------------------------------------------------------------
     def save_benchmark_results(self, file_path, file_format="json"):

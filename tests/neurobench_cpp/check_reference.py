@@ -21,6 +21,8 @@ Integers must match exactly, floats to 1e-6 relative. Exits 77 (skipped) without
 compiled core or the reference packages in ../shared/third_party (NEUROBENCH_THIRD_PARTY).
 """
 import argparse
+import contextlib
+import io
 import json
 import math
 import os
@@ -470,6 +472,45 @@ def api_checks():
                                    [argmax], metrics).run(quiet=True)
         return compare(json.loads(json.dumps(want, default=float)), got)
 
+    def exports():
+        """to_onnx writes NeuroBench's file; to_nir without the `nir` package raises
+        NeuroBench's ImportError; a model given as TorchScript is a TypeError saying why."""
+        import copy
+        import importlib.util
+        from neurobench.benchmarks import Benchmark as NeuroBenchBenchmark
+        from neurobench.models import TorchModel
+        torch.manual_seed(4)
+        net = nn.Sequential(nn.Linear(8, 6), nn.ReLU(), nn.Linear(6, 3))
+        dummy = torch.randn(1, 8)
+        ours = Benchmark(TorchModel(copy.deepcopy(net)), None, [], [], [[], []])
+        theirs = NeuroBenchBenchmark(TorchModel(copy.deepcopy(net)), None, [], [], [[], []])
+        bad = []
+        with tempfile.TemporaryDirectory() as d, contextlib.redirect_stdout(io.StringIO()):
+            ours.to_onnx(dummy, os.path.join(d, "ours.onnx"))
+            theirs.to_onnx(dummy, os.path.join(d, "theirs.onnx"))
+            with open(os.path.join(d, "ours.onnx"), "rb") as a, \
+                    open(os.path.join(d, "theirs.onnx"), "rb") as b:
+                if a.read() != b.read():
+                    bad.append("to_onnx wrote another file than NeuroBench's")
+            if importlib.util.find_spec("nir") is None:
+                messages = []
+                for bench in (ours, theirs):
+                    try:
+                        bench.to_nir(dummy, os.path.join(d, "net.nir"))
+                        messages.append("no ImportError")
+                    except ImportError as e:
+                        messages.append(str(e))
+                if messages[0] != messages[1]:
+                    bad.append(f"to_nir without nir: {messages[0]!r}, NeuroBench {messages[1]!r}")
+        for method in ("to_onnx", "to_nir"):
+            try:
+                getattr(Benchmark(script(), None, [], [], [[], []]), method)(dummy, "x")
+                bad.append(f"{method} of a ScriptModule: no exception")
+            except TypeError as e:
+                if method not in str(e) or "TorchScript" not in str(e):
+                    bad.append(f"{method} of a ScriptModule: {e}")
+        return bad
+
     def user_exception():
         class Boom(Exception):
             pass
@@ -577,6 +618,7 @@ def api_checks():
             ("per-layer keys of a nested network, as NeuroBench's", nested_layer_names),
             ("a C++ pre-processor by name before an eager network",
              cpp_pre_with_eager_network),
+            ("to_onnx and to_nir as NeuroBench's", exports),
             ("timing metrics on a Python iterable", timing_metrics),
             ("a data set kind by name equals its batches given in Python", dataset_kind),
             ("a Python exception comes back as itself", user_exception),

@@ -191,6 +191,9 @@ def main():
         if "saved" in scopes[path]:  # save_benchmark_results: the same JSON file
             bad += compare(json.loads(scopes[path + "#theirs"]["saved"]),
                            json.loads(scopes[path]["saved"]), "saved file: ")
+        if "onnx_bytes" in scopes[path]:  # to_onnx: the same ONNX file
+            if scopes[path]["onnx_bytes"] != scopes[path + "#theirs"]["onnx_bytes"]:
+                bad.append("to_onnx wrote another file than NeuroBench's")
         failures += [f"{name}: {line}" for line in bad]
         print(f"{'FAIL' if bad else 'ok  '} {name}: neurobench_cpp {middle - start:.2f} s, "
               f"NeuroBench {end - middle:.2f} s; {ours}")

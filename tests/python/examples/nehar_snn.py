@@ -2,7 +2,8 @@
 # NeuroBench's human activity recognition (WISDM) benchmark (examples/nehar/benchmark.py in
 # NeuroBench 2.3), written as a user writes it, with neurobench_cpp's Benchmark: an snnTorch
 # network that loops over time itself (SNNTorchModel(net, custom_forward=True)), every hook
-# metric. Changed: the Benchmark import, and synthetic windows of the real shape (40 timesteps of
+# metric, the network exported to ONNX at the end. Changed: the Benchmark import, the files
+# written to a temporary folder, and synthetic windows of the real shape (40 timesteps of
 # 6 channels, 7 classes) with the example's network (examples/wisdm/networks.py, random weights)
 # in place of the WISDM data module and its checkpoint.
 import os
@@ -43,6 +44,8 @@ if __name__ == "__main__":
 
     model = SNNTorchModel(SCNN(), custom_forward=True)
 
+    dummy_input = torch.randn(1, 40, 6)
+
     # # # postprocessors
     postprocessors = [ChooseMaxCount()]
 
@@ -62,5 +65,11 @@ if __name__ == "__main__":
         with open(results_path + ".json") as f:
             saved = f.read()
 
-    # NeuroBench's script ends with benchmark.to_onnx(dummy_input, onnx_path), which
-    # neurobench_cpp's Benchmark does not have (docs/python.md, what differs).
+        # nir_path = os.path.join(file_path, "model_data/nehar_snnTorch.nir")
+        # benchmark.to_nir(dummy_input, nir_path)
+
+        os.makedirs(os.path.join(file_path, "model_data"))
+        onnx_path = os.path.join(file_path, "model_data/nehar_snnTorch.onnx")
+        benchmark.to_onnx(dummy_input, onnx_path)
+        with open(onnx_path, "rb") as f:
+            onnx_bytes = f.read()
