@@ -146,6 +146,7 @@ class Benchmark:
                     f"(docs/writing-a-metric.md)")
         self._prepared = None
         self.results = None
+        self.last_run = None  # what the C++ harness returned for the last run (docs/python.md)
 
     # --- the run -------------------------------------------------------------------------------
     def _prepared_model(self, stream, kind_spec):

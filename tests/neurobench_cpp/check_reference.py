@@ -560,8 +560,12 @@ def api_checks():
         data = [(torch.randn(4, 8), torch.randint(0, 3, (4,)))]
         bench = Benchmark(script(), data, [], [lambda p: p.argmax(-1)],
                           [["Footprint"], ["ClassificationAccuracy", "SynapticOperations"]])
+        bad = [] if bench.last_run is None else [f"last_run before a run: {bench.last_run!r}"]
         results = bench.run(quiet=True)
-        bad = []
+        last = bench.last_run or {}  # what docs/python.md says it holds
+        if last.get("values") != results or last.get("names") != list(results) or \
+                last.get("samples") != 4 or last.get("batches") != 1 or last.get("failures"):
+            bad.append(f"last_run: {last}")
         with tempfile.TemporaryDirectory() as d:
             base = os.path.join(d, "sub", "results")
             for fmt in ("json", "csv", "txt"):
