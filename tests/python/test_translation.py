@@ -589,8 +589,12 @@ class WithoutNeuroBench(unittest.TestCase):
             "assert not bad, bad\n"
             "print('ok', s[0].name, w[0].name, m.kind)\n")
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             env=env, cwd=tempfile.gettempdir())
+        # `python -c` puts its working folder first on sys.path: an empty folder of its own,
+        # not the shared temporary folder, where any scratch file (inspect.py, random.py, ...)
+        # would shadow the module of that name.
+        with tempfile.TemporaryDirectory() as empty:
+            run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                 env=env, cwd=empty)
         self.assertEqual(run.returncode, 0, run.stderr)
         self.assertEqual(run.stdout.strip(), "ok Footprint SynapticOperations torch")
 
