@@ -201,7 +201,7 @@ class Benchmark:
             "model_path": prepared.path,
             "stepwise": bool(prepared.stepwise),
             "activation_modules": (list(prepared.activation_modules)
-                                   if prepared.activation_modules else None),
+                                   if prepared.activation_modules is not None else None),
             "pre": self._pre,
             "post": self._post,
             "static": [(m.name, json.dumps(m.options)) for m in self._static
