@@ -206,8 +206,30 @@ def _example_for(describe, example_input, stepwise):
     return example[:, 0] if stepwise else example
 
 
+def _state_with_history(net):
+    """Dotted names of plain attributes (not parameters or buffers) of net's modules holding
+    tensors with autograd history: state a forward pass with gradients left behind, which
+    neither a copy nor TorchScript can carry."""
+    import torch
+    found = []
+    for path, m in net.named_modules():
+        for key, value in vars(m).items():
+            items = value if isinstance(value, (list, tuple)) else [value]
+            if any(isinstance(v, torch.Tensor) and v.grad_fn is not None for v in items):
+                found.append(f"{path}.{key}" if path else key)
+    return found
+
+
 def _export(net, original, kind, describe, example_input, custom_forward, stepwise,
             activation_modules):
+    held = _state_with_history(net)
+    if held:
+        raise ModelError(
+            f"{describe}: the network cannot be exported to TorchScript with its exact "
+            f"behaviour, so the C++ harness cannot run it: {type(net).__name__} keeps state "
+            f"between calls in plain Python attributes ({', '.join(held)}), tensors with "
+            f"autograd history left by a forward pass run with gradients; the exporter cannot "
+            f"copy them, and TorchScript carries state only in buffers")
     try:
         from neurobench_export import ExportError, export
     except ImportError as e:
