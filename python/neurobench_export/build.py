@@ -11,6 +11,7 @@ from torch import Tensor, nn
 from .errors import ExportError
 from .neurons import NEURON_MODULE, _NEURONS, _is_snntorch_neuron, _scripted_class
 from .rewrite import (_Rewriter, _compile_function, _copy_function, _custom_forward, _path_expr,
+                      annotate_literal_defaults,
                       _user_functions)
 
 
@@ -139,6 +140,7 @@ def _prepare_for_script(work, neurons, *, root_reset, custom_forward, optional_t
         rewriter = _Rewriter(work, m, path, neurons)
         for name, fn in _user_functions(cls).items():
             new = rewriter.rewrite(fn)
+            new = annotate_literal_defaults(new or fn) or new
             if new is not None:
                 namespace[name] = new
         for name, src in rewriter.extra.items():

@@ -213,6 +213,43 @@ def _copy_function(fn, name=None):
     return new
 
 
+def annotate_literal_defaults(fn):
+    """fn rewritten with its unannotated parameters that default to a bool, int, float or str
+    annotated with that type in its source (`def forward(self, x, features_out=False)`:
+    TorchScript reads types from the source, takes an unannotated parameter for a Tensor and
+    then refuses the default), or None when it has none."""
+    try:
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return None
+    src = textwrap.dedent("".join(lines))
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return None
+    if not tree.body or not isinstance(tree.body[0], ast.FunctionDef):
+        return None
+    args = tree.body[0].args
+    positional = args.posonlyargs + args.args
+    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+    edits = [(a.lineno, a.end_col_offset, type(d.value).__name__) for a, d in pairs
+             if a.annotation is None and isinstance(d, ast.Constant)
+             and type(d.value) in (bool, int, float, str)]
+    if not edits:
+        return None
+    src_lines = src.splitlines(keepends=True)
+    for line, col, name in sorted(edits, reverse=True):
+        text = src_lines[line - 1]
+        src_lines[line - 1] = text[:col] + f": {name}" + text[col:]
+    new = _compile_function("".join(src_lines), fn.__name__, fn.__globals__,
+                            f"{fn.__code__.co_filename} (annotated by neurobench_export)",
+                            first, fn.__defaults__)
+    new.__kwdefaults__ = fn.__kwdefaults__
+    new.__qualname__ = fn.__qualname__
+    return new
+
+
 def _custom_forward(self, x: Tensor) -> Tensor:
     # NeuroBench's SNNTorchModel(net, custom_forward=True) transposes (time, batch) to
     # (batch, time); the exported model does it itself.
