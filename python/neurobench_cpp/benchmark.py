@@ -113,6 +113,33 @@ def _processor_entries(items, stage):
     return out
 
 
+def _net_state(net):
+    """What the exported copy of `net` was made from: its modules (by name and identity) and
+    a copy of each parameter and buffer."""
+    modules, tensors = _net_state_views(net)
+    return modules, {k: v.clone() for k, v in tensors.items()}
+
+
+def _same_net_state(snapshot, net):
+    """Whether `net` still has the modules and the parameter and buffer values of
+    `snapshot`."""
+    import torch
+    if net is None:
+        return False
+    modules, tensors = _net_state_views(net)
+    if modules != snapshot[0] or tensors.keys() != snapshot[1].keys():
+        return False
+    return all(t.dtype == snapshot[1][k].dtype and t.shape == snapshot[1][k].shape
+               and torch.equal(t, snapshot[1][k]) for k, t in tensors.items())
+
+
+def _net_state_views(net):
+    modules = [(name, id(m)) for name, m in net.named_modules()]
+    tensors = {f"p:{k}": v.detach() for k, v in net.named_parameters()}
+    tensors.update({f"b:{k}": v.detach() for k, v in net.named_buffers()})
+    return modules, tensors
+
+
 class Benchmark:
     """NeuroBench 2.3's Benchmark, run by neurobench-cpp's C++ harness.
 
@@ -145,11 +172,17 @@ class Benchmark:
                     f"(ActivationSparsity, SynapticOperations, ...) or write it in C++ "
                     f"(docs/writing-a-metric.md)")
         self._prepared = None
+        self._net_snapshot = None  # the eager network's modules and tensors when exported
         self.results = None
         self.last_run = None  # what the C++ harness returned for the last run (docs/python.md)
 
     # --- the run -------------------------------------------------------------------------------
     def _prepared_model(self, stream, kind_spec):
+        if self._prepared is not None and self._net_snapshot is not None and \
+                not _same_net_state(self._net_snapshot, self._exported_net()):
+            # The script changed the network between runs (FSCIL's prototypes written into
+            # the readout): NeuroBench runs the network as it is now, so it is exported again.
+            self._prepared = None
         if self._prepared is None:
             example = None
             if stream is not None and not self._is_ready_script():
@@ -165,7 +198,16 @@ class Benchmark:
             elif kind_spec is not None and not self._is_ready_script():
                 example = _core_module().example_input(kind_spec)
             self._prepared = prepare_model(self.model, example)
+            net = self._exported_net()
+            self._net_snapshot = _net_state(net) if net is not None else None
         return self._prepared
+
+    def _exported_net(self):
+        """The eager network the model wraps (exported for the harness), or None."""
+        import torch
+        net = getattr(self.model, "net", None)
+        return net if isinstance(net, torch.nn.Module) and not isinstance(
+            net, torch.jit.ScriptModule) else None
 
     def _is_ready_script(self):
         import torch
