@@ -454,10 +454,15 @@ class PackageLayoutTest(unittest.TestCase):
     WRAPPER = os.path.join(ROOT, "python", "neurobench_export.py")
     PACKAGE = os.path.join(ROOT, "python", "neurobench_export")
 
-    def python(self, code, *args, cwd=None):
-        return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
-                              cwd=cwd or tempfile.gettempdir(), timeout=120,
-                              env=dict(os.environ, PYTHONPATH=os.path.join(THIRD, "snntorch")))
+    def python(self, code, *args):
+        # `python -c` puts its working folder first on sys.path: an empty folder of its own,
+        # not the shared temporary folder, where any scratch file (inspect.py, random.py, ...)
+        # would shadow the module of that name.
+        with tempfile.TemporaryDirectory() as empty:
+            return subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
+                                  text=True, cwd=empty, timeout=120,
+                                  env=dict(os.environ,
+                                           PYTHONPATH=os.path.join(THIRD, "snntorch")))
 
     def test_import_finds_the_package_and_its_public_names(self):
         self.assertEqual(os.path.dirname(ne.__file__), self.PACKAGE)
@@ -516,13 +521,17 @@ except package.ExportArgumentError as e:
                 self.assertEqual(os.listdir(tmp), ["net.pt"])
 
     def test_the_wrapper_and_python_m_run_the_command_line(self):
-        r = subprocess.run([sys.executable, self.WRAPPER, "--help"], capture_output=True,
-                           text=True, cwd=tempfile.gettempdir())
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertTrue(r.stdout.startswith("usage: neurobench_export.py"), r.stdout)
-        r = subprocess.run([sys.executable, "-m", "neurobench_export", "--help"],
-                           capture_output=True, text=True, cwd=tempfile.gettempdir(),
-                           env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
+        # `python -m` puts its working folder first on sys.path: an empty folder of its own, as
+        # in python() above, so that no scratch file in the shared temporary folder shadows a
+        # module the command line imports.
+        with tempfile.TemporaryDirectory() as empty:
+            r = subprocess.run([sys.executable, self.WRAPPER, "--help"], capture_output=True,
+                               text=True, cwd=empty)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertTrue(r.stdout.startswith("usage: neurobench_export.py"), r.stdout)
+            r = subprocess.run([sys.executable, "-m", "neurobench_export", "--help"],
+                               capture_output=True, text=True, cwd=empty,
+                               env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertTrue(r.stdout.startswith("usage: python3 -m neurobench_export"), r.stdout)
         self.assertIn("with snnTorch neurons or without", r.stdout)
