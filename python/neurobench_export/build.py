@@ -109,9 +109,11 @@ def _convert(net, honour_state_args):
 def _attribute_types(work, example, stepwise_calls):
     """Names of plain attributes of user modules that are None now and hold tensors after the
     network ran (None-initialised state): TorchScript needs their type up front."""
-    trial = copy.deepcopy(work)
     before = {p: {k for k, v in vars(m).items() if v is None and not k.startswith("_")}
-              for p, m in trial.named_modules() if _is_user_module(m)}
+              for p, m in work.named_modules() if _is_user_module(m)}
+    if not any(before.values()):
+        return {}  # no None attribute to type: the trial run (a copy, a forward) is skipped
+    trial = copy.deepcopy(work)
     with torch.no_grad():
         try:
             if hasattr(trial, "reset") and callable(trial.reset):
