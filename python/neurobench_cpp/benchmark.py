@@ -14,16 +14,18 @@ import pathlib
 import sys
 
 from ._metrics import PythonMetric, translate_metrics
-from ._models import _wrapper_kind, prepare_model
+from ._models import ModelError, _wrapper_kind, prepare_model
 from ._processors import PythonProcessor, translate_processors
 
 
 class DatasetKind:
     """One of neurobench-cpp's data set kinds, read in C++ (docs/datasets.md), in place of a
     DataLoader: `DatasetKind("speech-commands:PATH", batch_size=64, subset="testing")`, or
-    `DatasetKind("speech-commands", "PATH", ...)`. Options are the kind's (`neurobench list`)."""
+    `DatasetKind("speech-commands", "PATH", ...)`. Options are the kind's (`neurobench list`),
+    as keywords or in `options` (a dict, for an option named like a parameter here:
+    gen4-detection's `batch_size`, its slots)."""
 
-    def __init__(self, kind, path=None, batch_size=64, **options):
+    def __init__(self, kind, path=None, batch_size=64, options=None, **more):
         if path is None:
             if ":" not in kind:
                 raise ValueError(f"DatasetKind: '{kind}' is not KIND:PATH and no path is given")
@@ -31,8 +33,8 @@ class DatasetKind:
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"DatasetKind: batch_size must be a positive integer, got "
                              f"{batch_size!r}")
-        self.kind, self.path, self.batch_size, self.options = kind, os.fspath(path), batch_size, \
-            options
+        self.kind, self.path, self.batch_size = kind, os.fspath(path), batch_size
+        self.options = {**dict(options or {}), **more}
 
     def __repr__(self):
         return f"DatasetKind({self.kind}:{self.path}, batch_size={self.batch_size})"
@@ -138,6 +140,27 @@ def _net_state_views(net):
     tensors = {f"p:{k}": v.detach() for k, v in net.named_parameters()}
     tensors.update({f"b:{k}": v.detach() for k, v in net.named_buffers()})
     return modules, tensors
+
+
+def _metrics_scope_of(model):
+    """NeuroBench's static and hook metrics see `model.__net__()`: its dotted path in the
+    network the model runs (`model.net`), for the harness's metrics scope; "" when it is that
+    network (or the model has no eager wrapper)."""
+    net = getattr(model, "net", None)
+    get = getattr(type(model), "__net__", None)
+    if net is None or get is None:
+        return ""
+    seen = model.__net__()
+    if seen is net:
+        return ""
+    for path, module in net.named_modules():
+        if module is seen:
+            return path
+    raise ModelError(
+        f"{type(model).__name__}.__net__() returns {type(seen).__name__}, which is not a "
+        f"submodule of the network the model runs ({type(net).__name__}): NeuroBench's metrics "
+        f"would measure a module the benchmark never runs, and the C++ harness measures only "
+        f"the network it runs or one of its submodules")
 
 
 class Benchmark:
@@ -253,6 +276,7 @@ class Benchmark:
             "quiet": bool(quiet),
             "verbose": bool(verbose),
             "device": "cpu" if device is None else str(device),
+            "metrics_scope": _metrics_scope_of(self.model),
         }
         if stream is None:
             spec.update(kind_spec)

@@ -567,6 +567,10 @@ py::dict run(const py::dict& spec) {
   options.quiet = spec["quiet"].cast<bool>();
   options.verbose = spec["verbose"].cast<bool>();
   options.device = nb::parse_device(spec["device"].cast<std::string>());
+  // NeuroBench's metrics see the model's __net__(); a submodule of the run network is scoped.
+  if (spec.contains("metrics_scope")) {
+    options.metrics_scope = spec["metrics_scope"].cast<std::string>();
+  }
   nb::TorchScriptOptions model_options;
   model_options.stepwise = spec["stepwise"].cast<bool>();
   auto model =

@@ -8,7 +8,8 @@ Each script in tests/python/examples/ is NeuroBench's example written as a user 
 is, then again with that one line replaced by NeuroBench's `from neurobench.benchmarks import
 Benchmark`; the two `results` must have the same keys and nesting, integers equal, floats equal
 to 1e-6 relative. custom_python_parts.py, not one of NeuroBench's examples, puts the user's own
-Python pre- and post-processor and metrics of each kind in the chain.
+Python pre- and post-processor and metrics of each kind in the chain; scoped_net.py, not one
+either, has a __net__() that returns a submodule (the metrics scope).
 
   /usr/bin/python3 tests/python/check_examples.py [--core-dir build/release/python/neurobench_cpp]
       [SCRIPT...]
@@ -40,7 +41,7 @@ THEIRS = "from neurobench.benchmarks import Benchmark"
 SCRIPTS = ["gsc_ann.py", "gsc_snn.py", "dvs_gesture_snn.py", "primate_reaching.py",
            "primate_reaching_3d_ann.py", "primate_reaching_snn3.py",
            "nehar_snn.py", "eeg_mi_snn.py", "custom_python_parts.py",
-           "mswc_fscil_m5.py", "mackey_glass_lstm.py", "mackey_glass_esn.py"]
+           "scoped_net.py", "mswc_fscil_m5.py", "mackey_glass_lstm.py", "mackey_glass_esn.py"]
 # Scripts neurobench_cpp refuses (docs/python.md, "What differs"): they must raise this error
 # class with a message holding this text (NeuroBench's side is not run).
 # Scripts whose NeuroBench run resets NeuroBench's hooks when each run starts: its hooks also
