@@ -11,6 +11,10 @@ to 1e-6 relative. custom_python_parts.py, not one of NeuroBench's examples, puts
 Python pre- and post-processor and metrics of each kind in the chain; scoped_net.py, not one
 either, has a __net__() that returns a submodule (the metrics scope).
 
+Each line it prints gives both sides' times, and of them the seconds spent in Benchmark.run and
+in to_onnx / to_nir (torch's and snnTorch's exports, the same calls on both sides): where a
+script's time goes (docs/performance.md, "NeuroBench's Python API").
+
   /usr/bin/python3 tests/python/check_examples.py [--core-dir build/release/python/neurobench_cpp]
       [SCRIPT...]
 
@@ -142,6 +146,41 @@ def hooks_reset_at_run(wanted):
         Benchmark.run = original
 
 
+@contextlib.contextmanager
+def time_spent():
+    """Seconds spent in each Benchmark class's run, to_onnx and to_nir while the block runs, by
+    method name (neurobench_cpp's and NeuroBench's classes, both wrapped)."""
+    import neurobench_cpp
+    from neurobench.benchmarks import Benchmark
+    spent = {}
+    originals = [(cls, name, vars(cls)[name]) for cls in (neurobench_cpp.Benchmark, Benchmark)
+                 for name in ("run", "to_onnx", "to_nir") if name in vars(cls)]
+    for cls, name, method in originals:
+        setattr(cls, name, timed_method(method, name, spent))
+    try:
+        yield spent
+    finally:
+        for cls, name, method in originals:
+            setattr(cls, name, method)
+
+
+def timed_method(method, name, spent):
+    def timed(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return method(*args, **kwargs)
+        finally:
+            spent[name] = spent.get(name, 0.0) + time.perf_counter() - start
+    return timed
+
+
+def phases(spent):
+    """' (run 1.08 s, to_onnx 17.52 s)' from time_spent's dict; '' when empty."""
+    if not spent:
+        return ""
+    return " (" + ", ".join(f"{name} {s:.2f} s" for name, s in spent.items()) + ")"
+
+
 scopes = {}  # each run's globals, by script path (NeuroBench's run: path + "#theirs")
 
 
@@ -212,7 +251,8 @@ def main():
         theirs_text = text.replace(OURS, THEIRS)
         start = time.perf_counter()
         try:
-            ours = plain(run_script(path, text))
+            with time_spent() as ours_spent:
+                ours = plain(run_script(path, text))
         except Exception as e:  # reported with the script's name, then the next script
             if name in REFUSED and type(e).__name__ == REFUSED[name][0] and \
                     REFUSED[name][1] in str(e):
@@ -224,7 +264,7 @@ def main():
             failures.append(f"{name}: ran, expected {REFUSED[name][0]} ({REFUSED[name][1]})")
             continue
         middle = time.perf_counter()
-        with hooks_reset_at_run(name in RESET_HOOKS_AT_RUN):
+        with time_spent() as theirs_spent, hooks_reset_at_run(name in RESET_HOOKS_AT_RUN):
             theirs = plain(run_script(path, theirs_text, path + "#theirs"))
         end = time.perf_counter()
         bad = compare(theirs, ours)
@@ -235,8 +275,9 @@ def main():
             if scopes[path]["onnx_bytes"] != scopes[path + "#theirs"]["onnx_bytes"]:
                 bad.append("to_onnx wrote another file than NeuroBench's")
         failures += [f"{name}: {line}" for line in bad]
-        print(f"{'FAIL' if bad else 'ok  '} {name}: neurobench_cpp {middle - start:.2f} s, "
-              f"NeuroBench {end - middle:.2f} s; {ours}")
+        print(f"{'FAIL' if bad else 'ok  '} {name}: neurobench_cpp {middle - start:.2f} s"
+              f"{phases(ours_spent)}, NeuroBench {end - middle:.2f} s{phases(theirs_spent)}; "
+              f"{ours}")
     for line in failures:
         print(line)
     return 1 if failures else 0
