@@ -260,7 +260,11 @@ def snntorch_case(name):
     if case["wrapper"] == "SNNTorchModel":
         model = SNNTorchModel(net, custom_forward=bool(case.get("custom_forward")))
     else:
+        # As make_cases.py built the case for NeuroBench: snnTorch's neurons added to the
+        # TorchModel's activation classes (ReLU and Sigmoid alone find no layer in this net).
+        import snntorch
         model = TorchModel(net)
+        model.add_activation_module(snntorch.SpikingNeuron)
     loader = DataLoader(TensorDataset(torch.from_numpy(z["data"]), torch.from_numpy(z["targets"])),
                         batch_size=case["batch_size"], shuffle=False)
     post = [ChooseMaxCount() if p == "ChooseMaxCount" else p for p in case["post"]]
