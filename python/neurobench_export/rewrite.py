@@ -157,15 +157,10 @@ class _Rewriter:
 
     def rewrite(self, fn):
         """fn rewritten (a new function object), or None when nothing in it needs rewriting."""
-        try:
-            lines, first = inspect.getsourcelines(fn)
-        except (OSError, TypeError):
+        parsed = _parsed_source(fn)
+        if parsed is None:
             return None
-        src = textwrap.dedent("".join(lines))
-        try:
-            tree = ast.parse(src)
-        except SyntaxError:
-            return None
+        src, tree, first = parsed
         edits = []
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
@@ -184,6 +179,20 @@ class _Rewriter:
         return _compile_function(new_src, fn.__name__, fn.__globals__,
                                  f"{fn.__code__.co_filename} (rewritten by neurobench_export)",
                                  first, fn.__defaults__)
+
+
+def _parsed_source(fn):
+    """(dedented source, its AST, its first line number) of fn, or None when its source cannot
+    be read or parsed (a built-in, a lambda in an expression, code made at run time)."""
+    try:
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return None
+    src = textwrap.dedent("".join(lines))
+    try:
+        return src, ast.parse(src), first
+    except SyntaxError:
+        return None
 
 
 _GENERATED = 0
@@ -218,15 +227,10 @@ def annotate_literal_defaults(fn):
     annotated with that type in its source (`def forward(self, x, features_out=False)`:
     TorchScript reads types from the source, takes an unannotated parameter for a Tensor and
     then refuses the default), or None when it has none."""
-    try:
-        lines, first = inspect.getsourcelines(fn)
-    except (OSError, TypeError):
+    parsed = _parsed_source(fn)
+    if parsed is None:
         return None
-    src = textwrap.dedent("".join(lines))
-    try:
-        tree = ast.parse(src)
-    except SyntaxError:
-        return None
+    src, tree, first = parsed
     if not tree.body or not isinstance(tree.body[0], ast.FunctionDef):
         return None
     args = tree.body[0].args
