@@ -42,15 +42,7 @@ def setup():
     sys.path[:0] = [EXAMPLE, FIXTURES]
     reference_results.require(["h5py", "scipy", "torch", "tqdm"],
                               "python3-torch, -h5py, -scipy, -tqdm")
-    import torch
-    original = torch.Tensor.var
-
-    def var(self, *args, **kwargs):
-        if "correction" in kwargs and not args and "dim" not in kwargs:
-            return original(self, unbiased=bool(kwargs.pop("correction")), **kwargs)
-        return original(self, *args, **kwargs)
-
-    torch.Tensor.var = var
+    reference_results.torch_var_shim()
 
 
 def neurobench_results(work, name, key, channels):

@@ -36,45 +36,26 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 SKIP = 77
 
 
-def third_party():
-    d = os.environ.get("NEUROBENCH_THIRD_PARTY") or os.path.join(ROOT, "..", "shared",
-                                                                   "third_party")
-    return os.path.abspath(d)
+sys.path.insert(0, os.path.join(ROOT, "tests", "tools"))
+import reference_results  # noqa: E402
+THIRD_PARTY = None  # the reference packages' folder, set by setup()
 
 
 def conformance_dir():
-    return os.path.join(os.path.dirname(third_party()), "conformance")
+    return os.path.join(os.path.dirname(THIRD_PARTY), "conformance")
 
 
 def setup(core_dir):
-    tp = third_party()
-    if not os.path.isdir(os.path.join(tp, "neurobench")):
-        print(f"skipped: NeuroBench is not at {tp}")
-        sys.exit(SKIP)
-    try:
-        import numpy  # noqa: F401
-        import torch  # noqa: F401
-        import tqdm  # noqa: F401
-    except ImportError as e:
-        print(f"skipped: {e} (scripts/setup --python)")
-        sys.exit(SKIP)
-    sys.path[:0] = [os.path.join(tp, "snntorch"), os.path.join(tp, "neurobench"),
-                    os.path.join(ROOT, "python")]
+    global THIRD_PARTY
+    THIRD_PARTY = reference_results.third_party(ROOT, packages=("neurobench",))
+    reference_results.require(["numpy", "torch", "tqdm"], "python3-torch, -numpy, -tqdm")
+    sys.path.insert(0, os.path.join(ROOT, "python"))
     os.environ["NEUROBENCH_CPP_CORE_DIR"] = os.path.abspath(core_dir)
     import neurobench_cpp
     if neurobench_cpp.CORE_IMPORT_ERROR is not None:
         print(f"skipped: no compiled core: {neurobench_cpp.CORE_IMPORT_ERROR}")
         sys.exit(SKIP)
-    import torch
-    if int(torch.__version__.split(".")[0]) < 2:  # NeuroBench's R2 calls var(correction=0)
-        orig = torch.Tensor.var
-
-        def var(self, *args, **kwargs):
-            if "correction" in kwargs and not args and "dim" not in kwargs:
-                return orig(self, unbiased=bool(kwargs.pop("correction")), **kwargs)
-            return orig(self, *args, **kwargs)
-
-        torch.Tensor.var = var
+    reference_results.torch_var_shim()
 
 
 def close(expected, got):

@@ -26,7 +26,7 @@ NeuroBench 2.3's S2SPreProcessor is under a non-commercial licence and is not in
 ../shared/third_party: for the keyword-spotting SNN, NeuroBench's side uses a stand-in of that
 class written from the paper (tests/audio/s2s_reference.py, as check_speech_commands_example.py
 does), with NeuroBench's attributes, which neurobench_cpp translates to its C++ S2S. And
-NeuroBench's R2 needs a shim on torch 1.13 (install_var_shim).
+NeuroBench's R2 needs a shim on torch 1.13 (reference_results.torch_var_shim).
 """
 import argparse
 import contextlib
@@ -39,7 +39,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-SKIP = 77
+sys.path.insert(0, os.path.join(ROOT, "tests", "tools"))
+import reference_results  # noqa: E402
+SKIP = reference_results.SKIP
 OURS = "from neurobench_cpp import Benchmark"
 THEIRS = "from neurobench.benchmarks import Benchmark"
 SCRIPTS = ["gsc_ann.py", "gsc_snn.py", "dvs_gesture_snn.py", "primate_reaching.py",
@@ -59,22 +61,10 @@ TOLERANCE = 1e-6
 
 
 def setup(core_dir):
-    third = os.environ.get("NEUROBENCH_THIRD_PARTY") or os.path.join(ROOT, "..", "shared",
-                                                                     "third_party")
-    for needed in ("neurobench", "snntorch"):
-        if not os.path.isdir(os.path.join(third, needed)):
-            print(f"skipped: {needed} is not at {third}")
-            sys.exit(SKIP)
-    sys.path[:0] = [os.path.join(third, "neurobench"), os.path.join(third, "snntorch"),
-                    os.path.join(ROOT, "python"), os.path.join(ROOT, "tests", "audio")]
-    try:
-        import numpy  # noqa: F401
-        import torch  # noqa: F401
-        import torchaudio  # noqa: F401
-        import tqdm  # noqa: F401
-    except ImportError as e:
-        print(f"skipped: {e} (scripts/setup --python)")
-        sys.exit(SKIP)
+    reference_results.third_party(ROOT)
+    sys.path[:0] = [os.path.join(ROOT, "python"), os.path.join(ROOT, "tests", "audio")]
+    reference_results.require(["numpy", "torch", "torchaudio", "tqdm"],
+                              "python3-torch, -torchaudio, -numpy, -tqdm")
     if core_dir:
         os.environ["NEUROBENCH_CPP_CORE_DIR"] = os.path.abspath(core_dir)
     import neurobench_cpp
@@ -83,22 +73,7 @@ def setup(core_dir):
               f"{getattr(neurobench_cpp, 'CORE_IMPORT_ERROR', '')}")
         sys.exit(SKIP)
     install_s2s_stand_in()
-    install_var_shim()
-
-
-def install_var_shim():
-    """NeuroBench's R2 calls Tensor.var(correction=0), which torch 1.13 (Debian) only takes
-    with a dim: the same shim as check_primate_reaching_example.py (NeuroBench's side only;
-    neurobench_cpp computes R2 in C++)."""
-    import torch
-    original = torch.Tensor.var
-
-    def var(self, *args, **kwargs):
-        if "correction" in kwargs and not args and "dim" not in kwargs:
-            return original(self, unbiased=bool(kwargs.pop("correction")), **kwargs)
-        return original(self, *args, **kwargs)
-
-    torch.Tensor.var = var
+    reference_results.torch_var_shim()
 
 
 def install_s2s_stand_in():
@@ -195,18 +170,6 @@ def run_script(path, text, key=None):
     return scope["results"]
 
 
-def plain(obj):
-    import numpy as np
-    import torch
-    if isinstance(obj, dict):
-        return {str(k): plain(v) for k, v in obj.items()}
-    if isinstance(obj, torch.Tensor):
-        return obj.item()
-    if isinstance(obj, (np.floating, np.integer)):
-        return obj.item()
-    return obj
-
-
 def compare(theirs, ours, prefix=""):
     """Mismatches of `ours` against NeuroBench's `theirs`, as lines."""
     bad = []
@@ -252,7 +215,7 @@ def main():
         start = time.perf_counter()
         try:
             with time_spent() as ours_spent:
-                ours = plain(run_script(path, text))
+                ours = reference_results.plain(run_script(path, text))
         except Exception as e:  # reported with the script's name, then the next script
             if name in REFUSED and type(e).__name__ == REFUSED[name][0] and \
                     REFUSED[name][1] in str(e):
@@ -265,7 +228,7 @@ def main():
             continue
         middle = time.perf_counter()
         with time_spent() as theirs_spent, hooks_reset_at_run(name in RESET_HOOKS_AT_RUN):
-            theirs = plain(run_script(path, theirs_text, path + "#theirs"))
+            theirs = reference_results.plain(run_script(path, theirs_text, path + "#theirs"))
         end = time.perf_counter()
         bad = compare(theirs, ours)
         if "saved" in scopes[path]:  # save_benchmark_results: the same JSON file

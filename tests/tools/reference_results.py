@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """What the scripts comparing `neurobench run` with Python NeuroBench share (tests/examples/
-check_*_example.py): finding the reference packages or skipping, NeuroBench's results as plain
-numbers, and the comparison of two results, metric by metric.
+check_*_example.py, and neurobench_cpp's tests/neurobench_cpp/check_reference.py and
+tests/python/check_examples.py): finding the reference packages or skipping, torch 1.13's shim
+for NeuroBench's R2, NeuroBench's results as plain numbers, and the comparison of two results,
+metric by metric.
 
 Test tool only: the scripts put tests/tools on sys.path and import it.
 """
@@ -35,6 +37,23 @@ def require(modules, packages):
         except ImportError as e:
             print(f"skipped: {e} (Debian's {packages})")
             sys.exit(SKIP)
+
+
+def torch_var_shim():
+    """NeuroBench's R2 calls Tensor.var(correction=0), which torch 1.13 (Debian) only takes with
+    a dim: on torch 1.x, maps that call to var(unbiased=False), the same computation. For
+    NeuroBench's side only (neurobench computes R2 in C++)."""
+    import torch
+    if int(torch.__version__.split(".")[0]) >= 2:
+        return
+    original = torch.Tensor.var
+
+    def var(self, *args, **kwargs):
+        if "correction" in kwargs and not args and "dim" not in kwargs:
+            return original(self, unbiased=bool(kwargs.pop("correction")), **kwargs)
+        return original(self, *args, **kwargs)
+
+    torch.Tensor.var = var
 
 
 def plain(obj):
