@@ -24,6 +24,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SKIP = 77
+sys.path.insert(0, os.path.join(ROOT, "tests", "tools"))
+import reference_results  # noqa: E402
 
 
 def third_party_dir():
@@ -49,30 +51,7 @@ def setup_paths():
         sys.exit(SKIP)
 
 
-def torch_compat(torch):
-    """NeuroBench's R2 calls Tensor.var(correction=0), which torch 1.13 rejects without dim."""
-    if int(torch.__version__.split(".")[0]) >= 2:
-        return
-    orig = torch.Tensor.var
-
-    def var(self, *args, **kwargs):
-        if "correction" in kwargs and not args and "dim" not in kwargs:
-            return orig(self, unbiased=bool(kwargs.pop("correction")), **kwargs)
-        return orig(self, *args, **kwargs)
-
-    torch.Tensor.var = var
-
-
-def plain(obj):
-    import numpy as np
-    import torch
-    if isinstance(obj, dict):
-        return {str(k): plain(v) for k, v in obj.items()}
-    if isinstance(obj, torch.Tensor):
-        return obj.item()
-    if isinstance(obj, (np.floating, np.integer)):
-        return obj.item()
-    return obj
+plain = reference_results.plain  # NeuroBench's results as plain numbers
 
 
 def neurobench_results(net, spec, x, y):
@@ -151,7 +130,7 @@ def main():
     import nets
     import neurobench_export
 
-    torch_compat(torch)
+    reference_results.torch_var_shim()
     names = a.names or list(nets.CASES)
     work = a.work or tempfile.mkdtemp(prefix="nb_export_check_")
     os.makedirs(work, exist_ok=True)
