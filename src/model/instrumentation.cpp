@@ -63,17 +63,21 @@ void inline_function_calls(torch::jit::Graph& g) {
 
 Instrumentation::Instrumentation(const torch::jit::Module& original,
                                  const std::vector<ModuleInfo>& infos,
+                                 const std::map<std::string, std::string>& aliases,
                                  const std::vector<RegisteredHook>& hooks, bool inlined,
                                  std::string plan)
     : infos_(infos), hooks_(hooks), plan_(std::move(plan)), inlined_(inlined) {
   clone_ = original.clone(/*inplace=*/true);
   // Map each module object of the clone to the ModuleInfo of the same path. The same object
-  // reached by two paths keeps the first (as eager `named_modules()` does).
+  // reached by two paths keeps the first (as eager `named_modules()` does), and so does an
+  // alias: TorchScript gives each path an object of its own even where the network it was
+  // exported from used one module at several places.
   std::unordered_map<std::string, std::size_t> by_path;
   for (std::size_t i = 0; i < infos_.size(); ++i) by_path.emplace(infos_[i].path, i);
   std::vector<torch::jit::Module> objects;
   for (const auto& item : clone_.named_modules()) {
-    auto it = by_path.find(item.name);
+    const auto alias = aliases.find(item.name);
+    auto it = by_path.find(alias == aliases.end() ? item.name : alias->second);
     if (it == by_path.end()) continue;
     if (object_index_.emplace(item.value._ivalue().get(), it->second).second) {
       objects.push_back(item.value);

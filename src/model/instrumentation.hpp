@@ -41,9 +41,12 @@ struct RegisteredHook {
 class Instrumentation {
  public:
   /// Clones `original` and instruments the clone for `hooks`. `infos` describe the original's
-  /// modules (TorchScriptModel::modules()); `inlined` names operator sites `aten::relu#2`
-  /// (a frozen model); `plan` is plan_key(hooks).
+  /// modules (TorchScriptModel::modules()); `aliases` maps the path of a module that is another
+  /// path's module in the network it was exported from (one module object used at several
+  /// places) to that first path, whose info it then shares; `inlined` names operator sites
+  /// `aten::relu#2` (a frozen model); `plan` is plan_key(hooks).
   Instrumentation(const torch::jit::Module& original, const std::vector<ModuleInfo>& infos,
+                  const std::map<std::string, std::string>& aliases,
                   const std::vector<RegisteredHook>& hooks, bool inlined, std::string plan);
   Instrumentation(const Instrumentation&) = delete;
   Instrumentation& operator=(const Instrumentation&) = delete;

@@ -21,6 +21,13 @@ std::vector<NamedTensor> NeuroBenchModel::buffers() const {
   return out;
 }
 
+torch::Tensor NeuroBenchModel::forward_input(const c10::IValue& input) {
+  if (input.isTensor()) return forward(input.toTensor());
+  throw InputError(fmt::format(
+      "{}: the batch's input is {}, not a tensor, and this model takes one tensor per batch",
+      describe(), input.type()->annotation_str()));
+}
+
 namespace {
 [[noreturn]] void no_hooks(const NeuroBenchModel& model) {
   throw UsageError(fmt::format("{}: this model does not support hooks", model.describe()));

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <map>
 #include <optional>
 #include <unordered_set>
 #include <utility>
@@ -65,6 +66,10 @@ std::optional<torch::Tensor> first_tensor(const c10::IValue& out) {
   return std::nullopt;
 }
 
+// The root attribute where neurobench_export records the modules used at several places
+// (Dict[str, str]: a later path -> the first path of the same module).
+constexpr const char* kSharedModulesAttribute = "__neurobench_shared_modules__";
+
 constexpr const char* kStateLost =
     "The neuron state is lost between timesteps, so accuracy, activation sparsity, synaptic "
     "operations and membrane updates are wrong. Export the network with its state with "
@@ -82,6 +87,8 @@ struct TorchScriptModel::Impl {
   std::unique_ptr<Instrumentation> instrumentation;  // null when there are no hooks
   bool dirty = false;
   c10::Device device = c10::kCPU;  // where the module's tensors are
+  bool ran_instrumented = false;   // the last forward ran the instrumented clone
+  c10::IValue last_output;         // what the last forward of a whole batch returned
 
   // The module to run: the original without hooks, else the instrumented clone. A clone is
   // kept while the hooks' plan (kinds and selectors) stays the same, so that removing hooks and
@@ -94,8 +101,8 @@ struct TorchScriptModel::Impl {
       if (instrumentation && instrumentation->plan() == key) {
         instrumentation->set_hooks(hooks);
       } else {
-        instrumentation =
-            std::make_unique<Instrumentation>(module, module_infos(), hooks, inlined(), key);
+        instrumentation = std::make_unique<Instrumentation>(module, module_infos(), aliases(),
+                                                            hooks, inlined(), key);
       }
       dirty = false;
     }
@@ -119,11 +126,30 @@ struct TorchScriptModel::Impl {
     return false;
   }
 
+  // The paths whose module is another path's in the network the model was exported from (one
+  // module object used at several places, which TorchScript splits into one object per path),
+  // each mapped to the first such path: the exporter records them in the root's attribute
+  // kSharedModulesAttribute. Empty for a model without it.
+  std::map<std::string, std::string> aliases() const {
+    std::map<std::string, std::string> out;
+    if (!module.hasattr(kSharedModulesAttribute)) return out;
+    const c10::IValue value = module.attr(kSharedModulesAttribute);
+    if (!value.isGenericDict()) return out;
+    for (const auto& entry : value.toGenericDict()) {
+      if (entry.key().isString() && entry.value().isString()) {
+        out.emplace(entry.key().toStringRef(), entry.value().toStringRef());
+      }
+    }
+    return out;
+  }
+
   std::vector<ModuleInfo> module_infos() const {
     std::vector<ModuleInfo> out;
     std::unordered_set<const c10::ivalue::Object*> seen;
+    const std::map<std::string, std::string> shared = aliases();
     for (const auto& item : module.named_modules()) {
       if (!seen.insert(item.value._ivalue().get()).second) continue;
+      if (shared.count(item.name) != 0) continue;  // listed once, at its first path
       ModuleInfo info;
       info.path = item.name;
       const std::string qualified = item.value.type()->name()->qualifiedName();
@@ -217,19 +243,39 @@ struct TorchScriptModel::Impl {
   }
 
   c10::IValue call(torch::jit::Module& m, const torch::Tensor& input, const std::string& what) {
+    return call_with(m, input, fmt::format("{} of shape {}", what, shape_string(input)));
+  }
+
+  // `what` names the input in messages: "a batch of shape [8, 20]".
+  c10::IValue call_with(torch::jit::Module& m, const c10::IValue& input, const std::string& what) {
     try {
       return m.forward({input});
     } catch (const c10::Error& e) {
       rethrow_hook_exception();
-      throw InputError(fmt::format("{}: forward failed on {} of shape {}: {}", description, what,
-                                   shape_string(input), last_line(e.what_without_backtrace())));
+      throw InputError(fmt::format("{}: forward failed on {}: {}", description, what,
+                                   last_line(e.what_without_backtrace())));
     } catch (const std::exception& e) {
       // The interpreter rethrows as a plain runtime_error with a TorchScript traceback; its last
       // line holds the cause.
       rethrow_hook_exception();
-      throw InputError(fmt::format("{}: forward failed on {} of shape {}: {}", description, what,
-                                   shape_string(input), last_line(e.what())));
+      throw InputError(
+          fmt::format("{}: forward failed on {}: {}", description, what, last_line(e.what())));
     }
+  }
+
+  // A batch whose input is tuples or lists of tensors (Batch::input), called as it is.
+  torch::Tensor forward_input(const c10::IValue& input) {
+    if (input.isTensor()) return forward(input.toTensor());
+    if (options.stepwise) {
+      throw InputError(fmt::format(
+          "{}: a step-wise model is called on data[:, t] of one tensor (batch, timesteps, ...); "
+          "the batch's input is {}",
+          description, input.type()->annotation_str()));
+    }
+    c10::InferenceMode guard;
+    torch::jit::Module& m = active();
+    ran_instrumented = instrumentation && &m == &instrumentation->module();
+    return predictions(call_with(m, input, "a batch of " + input.type()->annotation_str()));
   }
 
   // A sequential data set's recording starts (NeuroBenchModel::reset_slots).
@@ -255,17 +301,23 @@ struct TorchScriptModel::Impl {
   torch::Tensor forward(const torch::Tensor& batch) {
     c10::InferenceMode guard;
     torch::jit::Module& m = active();
+    ran_instrumented = instrumentation && &m == &instrumentation->module();
     return options.stepwise ? forward_stepwise(m, batch) : forward_whole(m, batch);
   }
 
   torch::Tensor forward_whole(torch::jit::Module& m, const torch::Tensor& batch) {
-    const c10::IValue out = call(m, batch, "a batch");
-    // A model returning a tuple (spikes, membrane) gives its first element as predictions.
-    if (std::optional<torch::Tensor> preds = first_tensor(out)) return *preds;
+    return predictions(call(m, batch, "a batch"));
+  }
+
+  // A model returning a tuple (spikes, membrane) gives its first element as predictions; the
+  // whole output is kept (last_output()).
+  torch::Tensor predictions(c10::IValue out) {
+    last_output = std::move(out);
+    if (std::optional<torch::Tensor> preds = first_tensor(last_output)) return *preds;
     throw InputError(
         fmt::format("{}: forward returned {}, expected a tensor or a tuple "
                     "whose first element is a tensor",
-                    description, out.type()->str()));
+                    description, last_output.type()->str()));
   }
 
   torch::Tensor forward_stepwise(torch::jit::Module& m, const torch::Tensor& batch) {
@@ -392,6 +444,10 @@ torch::Tensor TorchScriptModel::forward(const torch::Tensor& batch) {
   return impl_->forward(batch);
 }
 
+torch::Tensor TorchScriptModel::forward_input(const c10::IValue& input) {
+  return impl_->forward_input(input);
+}
+
 std::vector<ModuleInfo> TorchScriptModel::modules() const { return impl_->module_infos(); }
 
 std::string TorchScriptModel::describe() const { return impl_->description; }
@@ -468,6 +524,49 @@ void TorchScriptModel::remove_hook(HookHandle handle) {
 bool TorchScriptModel::is_inlined() const { return impl_->inlined(); }
 
 const torch::jit::Module& TorchScriptModel::module() const { return impl_->module; }
+
+const c10::IValue& TorchScriptModel::last_output() const { return impl_->last_output; }
+
+std::vector<NamedTensor> TorchScriptModel::live_buffers() const {
+  const torch::jit::Module& m = impl_->ran_instrumented && impl_->instrumentation
+                                    ? impl_->instrumentation->module()
+                                    : impl_->module;
+  std::vector<NamedTensor> out;
+  for (const auto& item : m.named_buffers(/*recurse=*/true)) out.push_back({item.name, item.value});
+  return out;
+}
+
+void TorchScriptModel::set_buffers(const std::vector<NamedTensor>& buffers) {
+  for (const NamedTensor& b : buffers) {
+    const std::size_t dot = b.name.rfind('.');
+    torch::jit::Module owner = impl_->module;
+    if (dot != std::string::npos) {
+      std::string rest = b.name.substr(0, dot);
+      for (std::size_t start = 0; start <= rest.size();) {
+        const std::size_t end = std::min(rest.find('.', start), rest.size());
+        const std::string part = rest.substr(start, end - start);
+        const c10::optional<torch::jit::Module> child =
+            owner.hasattr(part) && owner.attr(part).isModule()
+                ? c10::optional<torch::jit::Module>(owner.attr(part).toModule())
+                : c10::nullopt;
+        if (!child) {
+          throw InputError(fmt::format("{}: has no submodule '{}' for buffer '{}'",
+                                       impl_->description, rest.substr(0, end), b.name));
+        }
+        owner = *child;
+        start = end + 1;
+      }
+    }
+    const std::string local = dot == std::string::npos ? b.name : b.name.substr(dot + 1);
+    const c10::optional<std::size_t> slot = owner.type()->findAttributeSlot(local);
+    if (!slot || !owner.type()->is_buffer(*slot)) {
+      throw InputError(fmt::format("{}: has no buffer '{}'", impl_->description, b.name));
+    }
+    owner.register_buffer(local, b.value.to(impl_->device));
+  }
+  impl_->dirty = true;  // an instrumented clone holds the old values: made again
+  impl_->instrumentation.reset();
+}
 
 const TorchScriptOptions& TorchScriptModel::options() const { return impl_->options; }
 

@@ -86,6 +86,10 @@ bool ScopedModel::in_scope(const std::string& module_path) const {
 
 torch::Tensor ScopedModel::forward(const torch::Tensor& batch) { return inner_.forward(batch); }
 
+torch::Tensor ScopedModel::forward_input(const c10::IValue& input) {
+  return inner_.forward_input(input);
+}
+
 std::vector<ModuleInfo> ScopedModel::modules() const {
   std::vector<ModuleInfo> out;
   for (auto& m : inner_.modules()) {

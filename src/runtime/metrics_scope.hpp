@@ -29,6 +29,7 @@ class ScopedModel final : public NeuroBenchModel {
   ScopedModel(NeuroBenchModel& inner, std::string path);
 
   [[nodiscard]] torch::Tensor forward(const torch::Tensor& batch) override;
+  [[nodiscard]] torch::Tensor forward_input(const c10::IValue& input) override;
   [[nodiscard]] std::vector<ModuleInfo> modules() const override;
   /// The whole model's description with the scope: `net.pt, submodule 'net'`.
   [[nodiscard]] std::string describe() const override;

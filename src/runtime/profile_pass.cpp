@@ -162,7 +162,7 @@ void profile_count(const PassInput& in, ProfileCounter& counter, bool quiet, Run
     Batch batch = pre_process(in.pre, to_device(in.loader.batch(b), in.device, b), b);
     counter.begin_batch();
     ready_model_for_batch(in.model, batch, b == 0, b);
-    const torch::Tensor preds = post_process(in.post, in.model.forward(batch.data), b);
+    const torch::Tensor preds = post_process(in.post, infer(in.model, batch), b);
     progress.update(b + 1);
     if (!error.empty()) continue;
     try {
@@ -311,7 +311,7 @@ double profile_forwards(const PassInput& in, const DataLoader& batches, std::siz
     ready_model_for_batch(in.model, batch, b == 0, b);
     synchronize(in.device);
     const auto start = ProfileClock::now();
-    (void)in.model.forward(batch.data);
+    (void)infer(in.model, batch);
     synchronize(in.device);
     return std::chrono::duration<double>(ProfileClock::now() - start).count();
   };

@@ -70,9 +70,52 @@ void RunState::warn_non_finite() {
   }
 }
 
+namespace {
+
+// `value` with every tensor it holds (in tuples and lists, at any depth) moved to `device`.
+c10::IValue input_on(const c10::IValue& value, const c10::Device& device) {
+  if (value.isTensor()) return value.toTensor().to(device);
+  if (value.isTuple()) {
+    std::vector<c10::IValue> elements;
+    for (const c10::IValue& e : value.toTupleRef().elements()) {
+      elements.push_back(input_on(e, device));
+    }
+    return c10::ivalue::Tuple::create(std::move(elements));
+  }
+  if (value.isTensorList()) {
+    c10::List<at::Tensor> out;
+    for (const at::Tensor& t : value.toTensorVector()) out.push_back(t.to(device));
+    return out;
+  }
+  if (value.isList()) {
+    c10::impl::GenericList out(value.toList().elementType());
+    for (const c10::IValue& e : value.toList()) out.push_back(input_on(e, device));
+    return out;
+  }
+  return value;
+}
+
+bool input_on_cpu(const c10::IValue& value) {
+  if (value.isTensor()) return value.toTensor().device().is_cpu();
+  if (value.isTuple()) {
+    for (const c10::IValue& e : value.toTupleRef().elements()) {
+      if (!input_on_cpu(e)) return false;
+    }
+  }
+  if (value.isList()) {
+    for (const c10::IValue& e : value.toList()) {
+      if (!input_on_cpu(e)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 Batch to_device(Batch batch, const c10::Device& device, std::size_t b) {
   if (device.is_cpu() && (!batch.data.defined() || batch.data.device().is_cpu()) &&
-      (!batch.targets.defined() || batch.targets.device().is_cpu())) {
+      (!batch.targets.defined() || batch.targets.device().is_cpu()) &&
+      (!batch.input || input_on_cpu(*batch.input))) {
     return batch;
   }
   // The lazy device's views of tensors made outside inference mode fail inside it (the step-wise
@@ -82,11 +125,17 @@ Batch to_device(Batch batch, const c10::Device& device, std::size_t b) {
   try {
     if (batch.data.defined()) batch.data = batch.data.to(device);
     if (batch.targets.defined()) batch.targets = batch.targets.to(device);
+    if (batch.input)
+      batch.input = std::make_shared<const c10::IValue>(input_on(*batch.input, device));
   } catch (const c10::Error& e) {
     throw InputError(
         fmt::format("moving batch {} to {} failed: {}", b, device_text(device), what_of(e)));
   }
   return batch;
+}
+
+torch::Tensor infer(NeuroBenchModel& model, const Batch& batch) {
+  return batch.input ? model.forward_input(*batch.input) : model.forward(batch.data);
 }
 
 void ready_model_for_batch(NeuroBenchModel& model, const Batch& batch, bool first, std::size_t b) {

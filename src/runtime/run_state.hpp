@@ -119,9 +119,14 @@ struct PassInput {
   c10::Device device = c10::kCPU;  ///< Where the model is and each batch goes.
 };
 
-/// The batch's data and targets on `device` (extras stay where they are), as NeuroBench moves
-/// them before pre-processing. Throws InputError naming the batch when they cannot go there.
+/// The batch's data, targets and structured input on `device` (extras stay where they are), as
+/// NeuroBench moves them before pre-processing. Throws InputError naming the batch when they cannot
+/// go there.
 [[nodiscard]] Batch to_device(Batch batch, const c10::Device& device, std::size_t b);
+
+/// The model's predictions for a pre-processed batch: NeuroBenchModel::forward_input() on the
+/// batch's structured input (Batch::input) when it has one, else forward() on its data.
+[[nodiscard]] torch::Tensor infer(NeuroBenchModel& model, const Batch& batch);
 
 /// Readies the model for batch `b` before its forward (both passes call this, and nothing
 /// else between it and the forward): begin_batch(), then, when the batch has the extra

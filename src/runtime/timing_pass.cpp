@@ -52,7 +52,7 @@ void timed_runs(const PassInput& in, const DataLoader& batches, const TimingOpti
     ready_model_for_batch(in.model, batch, b == range.first, b);
     synchronize(device);
     const auto t1 = Clock::now();
-    torch::Tensor preds = in.model.forward(batch.data);
+    torch::Tensor preds = infer(in.model, batch);
     synchronize(device);
     const auto t2 = Clock::now();
     preds = post_process(in.post, std::move(preds), b);
@@ -159,7 +159,7 @@ void startup_runs(const PassInput& in, const DataLoader& batches, const TimingOp
         return;
       }
       ready_model_for_batch(*fresh, first, true, first_batch);
-      (void)fresh->forward(first.data);
+      (void)infer(*fresh, first);
       synchronize(in.device);
       t.startup.push_back({seconds_between(t0, t1), seconds_between(t1, Clock::now())});
     }

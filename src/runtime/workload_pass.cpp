@@ -7,9 +7,9 @@
 #include <neurobench/metrics/builtin.hpp>
 
 #include "metrics/layer_probe.hpp"
-#include "util/progress.hpp"
 #include "runtime/run_state.hpp"
 #include "util/non_finite.hpp"
+#include "util/progress.hpp"
 
 namespace neurobench::detail {
 
@@ -28,7 +28,7 @@ int64_t run_batch(const PassInput& in, const std::vector<WorkloadMetric*>& metri
   batch = pre_process(in.pre, to_device(std::move(batch), in.device, b), b);
   for (WorkloadMetric* m : metrics) m->begin_batch();
   ready_model_for_batch(in.model, batch, first, b);
-  const torch::Tensor preds = post_process(in.post, in.model.forward(batch.data), b);
+  const torch::Tensor preds = post_process(in.post, infer(in.model, batch), b);
   const WorkloadInput input{in.model, preds, batch};
   for (WorkloadMetric* m : metrics) {
     const std::string& name = names.at(m);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,10 @@
 
 NEUROBENCH_API_BEGIN
 
+namespace c10 {
+struct IValue;
+}  // namespace c10
+
 namespace neurobench {
 
 /// One batch (or one sample): data `(batch, timesteps, features...)`, targets sharing the
@@ -23,6 +28,11 @@ struct Batch {
   at::Tensor data;                           ///< Model input.
   at::Tensor targets;                        ///< What the predictions are compared with.
   std::map<std::string, at::Tensor> extras;  ///< Metadata, e.g. sample ids; may be empty.
+  /// The model's input when it is not one tensor: tuples or lists of tensors, as a recurrent
+  /// network that takes `[x, state]` is called (NeuroBench's LSTM, RNN and GRU test models).
+  /// `data` is then its first tensor (the batch size, the device, messages). Null: the model
+  /// is called on `data`. Shared, never modified: a copy of the batch shares it.
+  std::shared_ptr<const c10::IValue> input = nullptr;
 
   /// Number of samples (the first dimension of `data`).
   [[nodiscard]] int64_t size() const { return data.defined() && data.dim() > 0 ? data.size(0) : 0; }

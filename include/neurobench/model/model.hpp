@@ -27,6 +27,11 @@ class NeuroBenchModel {
   /// Runs inference on one batch `(batch, timesteps, features...)` and returns the
   /// predictions (whatever shape the model gives; post-processors may reshape them).
   [[nodiscard]] virtual torch::Tensor forward(const torch::Tensor& batch) = 0;
+  /// Runs inference on one batch whose input is not one tensor (Batch::input: tuples or lists
+  /// of tensors, such as `[x, (h, c)]`). The default calls forward() when `input` is a tensor
+  /// and throws InputError naming the model otherwise: a model class that takes such inputs
+  /// overrides it (TorchScriptModel does).
+  [[nodiscard]] virtual torch::Tensor forward_input(const c10::IValue& input);
 
   /// Every module once, root first, in `named_modules()` order.
   [[nodiscard]] virtual std::vector<ModuleInfo> modules() const = 0;
@@ -141,6 +146,9 @@ class TorchScriptModel final : public NeuroBenchModel {
   TorchScriptModel& operator=(const TorchScriptModel&) = delete;
 
   [[nodiscard]] torch::Tensor forward(const torch::Tensor& batch) override;
+  /// Calls the module's forward on `input` as it is (tuples and lists of tensors, on the
+  /// model's device). Not in step-wise mode: InputError.
+  [[nodiscard]] torch::Tensor forward_input(const c10::IValue& input) override;
   [[nodiscard]] std::vector<ModuleInfo> modules() const override;
   [[nodiscard]] std::string describe() const override;
   void begin_batch() override;
@@ -172,6 +180,18 @@ class TorchScriptModel final : public NeuroBenchModel {
 
   /// The module as loaded (never instrumented).
   [[nodiscard]] const torch::jit::Module& module() const;
+  /// Every buffer, by dotted name, of the module the last forward ran (the instrumented clone
+  /// when hooks were registered then): the network's state after it, such as a spiking
+  /// neuron's `mem`.
+  [[nodiscard]] std::vector<NamedTensor> live_buffers() const;
+  /// What the module's forward returned for the last batch it ran whole (not step-wise): the
+  /// predictions are its first tensor; a caller that wants the rest (a tuple's other elements)
+  /// reads it here. None before the first forward.
+  [[nodiscard]] const c10::IValue& last_output() const;
+  /// Replaces the values of buffers by dotted name (state a network carries from one run into
+  /// the next), on the model's device. InputError naming the buffer when the module has none
+  /// of that name.
+  void set_buffers(const std::vector<NamedTensor>& buffers);
   /// The options given at construction.
   [[nodiscard]] const TorchScriptOptions& options() const;
   /// Number of hooks currently registered.
