@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // SynapticOperations: Linear and convolution calls, the batch's kept inputs, the metric's
 // value and state (recurrent cells and layers: builtin_synaptic_operations_recurrent.cpp).
+#include <algorithm>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -295,11 +296,33 @@ void SynapticOperations::State::count_kept() {
 }
 
 SynapticOperations::SynapticOperations() : state_(std::make_unique<State>()) {}
+
+SynapticOperations::SynapticOperations(const Json& options) : SynapticOperations() {
+  const Json per_layer = options.value("per_layer", Json(false));
+  if (!per_layer.is_boolean()) {
+    throw UsageError(
+        fmt::format("SynapticOperations: option 'per_layer' must be true or false, "
+                    "got {}",
+                    per_layer.dump()));
+  }
+  state_->per_layer = per_layer.get<bool>();
+}
+
 SynapticOperations::~SynapticOperations() = default;
 
-void SynapticOperations::reset() { *state_ = State{}; }
+void SynapticOperations::reset() {
+  const bool per_layer = state_->per_layer;
+  *state_ = State{};
+  state_->per_layer = per_layer;
+}
+
+bool SynapticOperations::mergeable() const { return !state_->per_layer; }
 
 void SynapticOperations::on_connection(const ConnectionCall& call) {
+  if (state_->per_layer) {
+    state_->count_layer_call(call);
+    return;
+  }
   const std::string_view op = call.op;
   if (op == "aten::linear") {
     state_->add(state_->linear_counts(call));
@@ -320,7 +343,99 @@ void SynapticOperations::on_connection(const ConnectionCall& call) {
   }
 }
 
+namespace {
+
+// The call's arguments with every tensor on the CPU: per_layer counts each call at once.
+std::vector<c10::IValue> on_cpu(c10::ArrayRef<c10::IValue> args) {
+  std::vector<c10::IValue> out(args.begin(), args.end());
+  for (c10::IValue& a : out) {
+    if (a.isTensor() && !a.toTensor().device().is_cpu()) {
+      a = a.toTensor().to(torch::kCPU);
+    } else if (a.isTensorList()) {
+      std::vector<torch::Tensor> list = a.toTensorVector();
+      for (torch::Tensor& t : list) t = t.to(torch::kCPU);
+      a = c10::List<torch::Tensor>(list);
+    }
+  }
+  return out;
+}
+
+// NeuroBench's message for an exception: its text up to the first line break (a LibTorch
+// error's context and backtrace follow).
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+}  // namespace
+
+// spec: Synaptic operations, per layer as the reference counts and fails. Each call of a layer
+// is counted at once, on the CPU; a layer's first call that NeuroBench cannot count records its
+// message, and the layer's later calls in the batch are not counted (NeuroBench stops there).
+void SynapticOperations::State::count_layer_call(const ConnectionCall& given) {
+  auto [it, added] = batch_layers.try_emplace(std::string(given.layer));
+  LayerCounts& layer = it->second;
+  if (added) layer.first_call = calls_in_batch++;
+  if (!layer.error.empty()) return;
+  const std::vector<c10::IValue> args = on_cpu(given.args);
+  const ConnectionCall call{given.layer, given.type_name, given.op, args, given.state_given};
+  const std::string_view op = call.op;
+  try {
+    Counts c;
+    if (op == "aten::linear") {
+      c = linear_counts(call);
+    } else if (op == "aten::conv1d" || op == "aten::conv2d" || op == "aten::conv3d" ||
+               op == "aten::_convolution") {
+      c = conv_counts(call);
+    } else if (op == "aten::rnn_tanh_cell" || op == "aten::rnn_relu_cell" ||
+               op == "aten::lstm_cell" || op == "aten::gru_cell") {
+      const synaptic::CellCall cell = synaptic::cell_call(call);
+      c.spiking = detail::spiking(cell.x);
+      c.effective = count_of(synaptic::reference_cell_count(op, cell, false, true));
+      c.dense = count_of(synaptic::reference_cell_count(op, cell, true, true));
+    } else {
+      // An RNN, LSTM or GRU layer: NeuroBench 2.3's recurrent_layer_macs raises a string.
+      throw synaptic::ReferenceFailure("exceptions must derive from BaseException");
+    }
+    (c.spiking.host ? layer.acs : layer.macs) += c.effective.host;
+    layer.dense += c.dense.host;
+  } catch (const synaptic::ReferenceFailure& e) {
+    layer.error = e.what();
+  } catch (const c10::Error& e) {
+    layer.error = first_line(e.what_without_backtrace());
+  }
+}
+
+void SynapticOperations::State::close_batch(const WorkloadInput& input) {
+  if (module_order.empty()) {
+    std::size_t i = 0;
+    for (const ModuleInfo& m : input.model.modules()) module_order.emplace(m.path, i++);
+  }
+  // NeuroBench's hooks: the connection layers in module order (a layer outside the model's
+  // modules, an inlined model's operator site, after them in the order first called).
+  std::vector<std::pair<std::pair<std::size_t, std::size_t>, std::string_view>> order;
+  for (const auto& [path, counts] : batch_layers) {
+    const auto found = module_order.find(path);
+    const std::size_t place = found == module_order.end() ? module_order.size() : found->second;
+    order.push_back({{place, counts.first_call}, path});
+  }
+  std::sort(order.begin(), order.end());
+  Json layers = Json::array();
+  for (const auto& [key, path] : order) {
+    const LayerCounts& c = batch_layers.find(path)->second;
+    layers.push_back(Json{{"layer", std::string(path)},
+                          {"macs", c.macs},
+                          {"acs", c.acs},
+                          {"dense", c.dense},
+                          {"error", c.error.empty() ? Json(nullptr) : Json(c.error)}});
+  }
+  batches.push_back(Json{{"samples", input.batch.size()}, {"layers", std::move(layers)}});
+  batch_layers.clear();
+  calls_in_batch = 0;
+}
+
 void SynapticOperations::update(const WorkloadInput& input) {
+  if (state_->per_layer) {
+    state_->close_batch(input);
+    return;
+  }
   state_->samples += input.batch.size();
   state_->count_kept();
   // What a device counted in this batch, read once per batch.
@@ -330,6 +445,7 @@ void SynapticOperations::update(const WorkloadInput& input) {
 }
 
 Json SynapticOperations::compute() const {
+  if (state_->per_layer) return Json{{"batches", state_->batches}};
   Json out = Json::object();
   const double n = static_cast<double>(state_->samples);
   const bool none = state_->samples == 0;
@@ -366,7 +482,13 @@ MetricDescription SynapticOperations::describe() {
                 "multiply-accumulates with non-zero real-valued inputs")
       .with_key(keys::kEffectiveACs, "ops/sample", Better::Lower,
                 "accumulates with non-zero spiking inputs")
-      .with_key(keys::kDense, "ops/sample", Better::Lower, "every synapse at every step");
+      .with_key(keys::kDense, "ops/sample", Better::Lower, "every synapse at every step")
+      .with_option("per_layer", "bool", false,
+                   "true: instead of the totals, {\"batches\": [...]}: each batch's samples and, "
+                   "per connection layer in module order, its MACs, ACs and dense count as "
+                   "NeuroBench 2.3 counts them, with NeuroBench's error where its count "
+                   "raises (a recurrent cell called without a state, an RNN/LSTM/GRU layer); "
+                   "neurobench_cpp reads it to give NeuroBench's outcome (docs/python.md)");
 }
 
 }  // namespace neurobench::metrics

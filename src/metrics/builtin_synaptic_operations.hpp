@@ -15,6 +15,7 @@
 
 #include <torch/script.h>
 
+#include <neurobench/errors.hpp>
 #include <neurobench/metrics/builtin.hpp>
 #include <neurobench/metrics/count_sum.hpp>
 
@@ -47,15 +48,53 @@ struct Counts {
   detail::Flag spiking;  // spec: the input is spikes (every value -1, 0 or 1)
 };
 
-/// A count held in a 0-dim double tensor (a sum of whole numbers, exact below 2^53): read at
-/// once on the CPU, left on its device as an int64 tensor elsewhere.
+/// A count held in a 0-dim tensor (a sum of whole numbers): read at once on the CPU and
+/// truncated as the reference's int() of it, left on its device as an int64 tensor elsewhere.
 detail::Count count_of(const torch::Tensor& sum);
+
+/// Where NeuroBench's own count raises (per_layer mode): its message, for the layer's entry.
+struct ReferenceFailure : MetricError {
+  using MetricError::MetricError;
+};
+
+/// One call of a recurrent cell as the counts read it.
+struct CellCall {
+  torch::Tensor x;     ///< The input.
+  torch::Tensor h, c;  ///< The hidden state (and an LSTM's cell state), as the operator got it.
+  torch::Tensor w_ih, w_hh, b_ih, b_hh;  ///< Biases undefined for a cell without.
+  /// Whether the cell's forward was given a state; without one PyTorch starts from zeros.
+  bool state_given = true;
+};
+
+/// The arguments of an `aten::*_cell` call; MetricError when one is missing.
+CellCall cell_call(const ConnectionCall& call);
+
+/// NeuroBench 2.3's count of one cell call (effective, or dense with `total`), as a 0-dim tensor
+/// of the layer's dtype computed as the reference computes it (see the definition). `literal`:
+/// throws c10::Error or ReferenceFailure where the reference's count raises; not literal, a
+/// cell without biases is counted as one with zero biases.
+torch::Tensor reference_cell_count(std::string_view op, const CellCall& call, bool total,
+                                   bool literal);
 
 }  // namespace synaptic
 
 struct SynapticOperations::State {
   using Counts = synaptic::Counts;
   using WeightKey = synaptic::WeightKey;
+
+  // Option per_layer: each batch's counts per connection layer, as NeuroBench counts and fails.
+  struct LayerCounts {
+    int64_t macs = 0, acs = 0, dense = 0;
+    std::string error;           // where NeuroBench's count of the layer raises: its message
+    std::size_t first_call = 0;  // the call order in the batch, for layers outside modules()
+  };
+  bool per_layer = false;
+  std::map<std::string, LayerCounts, std::less<>> batch_layers;  // this batch's, by path
+  std::size_t calls_in_batch = 0;
+  Json batches = Json::array();
+  std::map<std::string, std::size_t, std::less<>> module_order;  // path -> place in modules()
+  void count_layer_call(const ConnectionCall& call);
+  void close_batch(const WorkloadInput& input);
 
   CountSum effective;  // every call's; MACs are those of calls whose input is not spikes
   CountSum acs;

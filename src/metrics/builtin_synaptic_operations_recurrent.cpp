@@ -23,102 +23,122 @@ using synaptic::tensor_arg;
 
 namespace {
 
-torch::Tensor binarised(const torch::Tensor& t) { return (t != 0).to(torch::kDouble); }
-torch::Tensor nonzero_flags(const torch::Tensor& t) { return (t != 0).to(torch::kDouble); }
-
-// A recurrent cell's weights as the count sees them: binarised (effective count) or all ones
-// (dense count), biases as (G*h, 1) columns, zeros when there are none. Built once per cell
-// call, and once per layer and direction for a whole recurrent layer call.
-struct CellOperands {
-  torch::Tensor w_ih;     // (G*h, in)
-  torch::Tensor w_hh;     // (G*h, h)
-  torch::Tensor bias_ih;  // (G*h, 1)
-  torch::Tensor bias_hh;  // (G*h, 1)
-  int64_t hidden = 0;
-};
-
-CellOperands cell_operands(const torch::Tensor& w_ih, const torch::Tensor& w_hh,
-                           const torch::Tensor& b_ih, const torch::Tensor& b_hh, bool total) {
-  const auto as_counted = [total](const torch::Tensor& t) {
-    return total ? torch::ones_like(t, torch::kDouble) : binarised(t);
-  };
-  CellOperands w;
-  w.w_ih = as_counted(w_ih);
-  w.w_hh = as_counted(w_hh);
-  if (b_ih.defined() && b_hh.defined()) {
-    w.bias_ih = as_counted(b_ih).reshape({-1, 1});
-    w.bias_hh = as_counted(b_hh).reshape({-1, 1});
-  } else {
-    w.bias_ih = torch::zeros({w_ih.size(0), 1}, w_ih.options().dtype(torch::kDouble));
-    w.bias_hh = torch::zeros({w_ih.size(0), 1}, w_ih.options().dtype(torch::kDouble));
-  }
-  w.hidden = w_hh.size(1);
-  return w;
+// The reference's binary copy of a tensor: non-zero values become 1 (`t[t != 0] = 1`), or
+// every value does (`all_ones`), in the tensor's own dtype.
+torch::Tensor binary_copy(const torch::Tensor& t, bool all_ones) {
+  return all_ones ? torch::ones_like(t) : t.ne(0).to(t.scalar_type());
 }
 
-// The reference's count for one call of a recurrent cell (gates binarised, element-wise products
-// counted where their operands are non-zero), followed literally so the numbers agree:
-// docs/metrics.md lists where it departs from a plain operation count. `w` must be the operands
-// for the same `total`. The count is a 0-dim double tensor where the input is (count_of()).
-torch::Tensor cell_count(const std::string_view op, const torch::Tensor& x, const torch::Tensor& h,
-                         const torch::Tensor& c, const CellOperands& w, bool total) {
-  // Inputs: the input and (RNN, GRU) the hidden state become ones in the dense count; an LSTM's
-  // (h, c) pair is only binarised (the reference's nested-tuple handling).
-  const bool lstm = op == "aten::lstm_cell";
-  const bool gru = op == "aten::gru_cell";
-  const torch::Tensor xb = total ? torch::ones_like(x, torch::kDouble) : binarised(x);
-  const torch::Tensor hb = (total && !lstm) ? torch::ones_like(h, torch::kDouble) : binarised(h);
-  const torch::Tensor x2 = xb.dim() == 1 ? xb.unsqueeze(0) : xb;
-  const torch::Tensor h2 = hb.dim() == 1 ? hb.unsqueeze(0) : hb;
+// `t[t != 0] = 1`, in place, as the reference writes it.
+void ones_where_nonzero(torch::Tensor& t) { t.masked_fill_(t.ne(0), 1); }
 
-  const torch::Tensor out_ih = w.w_ih.matmul(x2.t());  // (G*h, B)
-  const torch::Tensor out_hh = w.w_hh.matmul(h2.t());
-  if (!lstm && !gru) return (out_ih + out_hh).sum();
-
-  const torch::Tensor& bias_ih = w.bias_ih;
-  const torch::Tensor& bias_hh = w.bias_hh;
-  const int64_t hidden = w.hidden;
-  const int64_t batch = x2.size(0);
-
-  if (lstm) {
-    torch::Tensor out = out_ih + out_hh;
-    torch::Tensor count = out.sum();  // gate products, no bias
-    out = nonzero_flags(out + bias_ih + bias_hh).reshape({4, hidden, batch});
-    const torch::Tensor i = out[0], f = out[1], g = out[2], o = out[3];
-    const torch::Tensor cb = c.dim() == 1 ? binarised(c).unsqueeze(0) : binarised(c);
-    torch::Tensor c1 = f * cb.t() + i * g;  // f*c and i*g
-    count = count + c1.sum();
-    c1 = nonzero_flags(c1);
-    return count + nonzero_flags(o * c1).sum();  // o * tanh(c)
-  }
-
-  // GRU, as the reference computes it.
-  torch::Tensor rzn = out_ih + out_hh;
-  torch::Tensor count = rzn.sum();
-  rzn = (rzn + bias_ih + bias_hh).reshape({3, hidden, batch});
-  const torch::Tensor hh = out_hh.reshape({3, hidden, batch});
-  const torch::Tensor bhh = bias_hh.reshape({3, hidden, 1});
-  const torch::Tensor r = nonzero_flags(rzn[0]);
-  const torch::Tensor z_raw = rzn[1];
-  const torch::Tensor nh = nonzero_flags(hh[2] + bhh[2]);
-  const torch::Tensor t = nonzero_flags(r * nh);
-  count = count + t.sum();  // r * (W_hn h + b_hn)
-  // The reference adds the single element bias_ih[2] (a row of the (3h, 1) column) here.
-  const torch::Tensor n = nonzero_flags(hh[2] + bias_ih[2] + t);
-  const torch::Tensor z_a = nonzero_flags(1 - z_raw);
-  const torch::Tensor z = nonzero_flags(z_raw);
-  const torch::Tensor t1 = nonzero_flags(z_a * n);
-  const torch::Tensor t2 = nonzero_flags(z * h2.t());
-  return count + (t1 + t2).sum();  // (1 - z) * n and z * h
+// The failure of the reference's GRU count on a cell without biases: its `bias_hh` is then the
+// number 0, which it reshapes.
+[[noreturn]] void no_gru_biases() {
+  throw synaptic::ReferenceFailure("'int' object has no attribute 'reshape'");
 }
 
 }  // namespace
 
-// spec: Synaptic operations, RNN/LSTM/GRU cells
-Counts SynapticOperations::State::cell_counts(const ConnectionCall& call) {
-  // aten::*_cell(input, hx, w_ih, w_hh, b_ih?, b_hh?); the LSTM's hx is a list [h, c].
-  const torch::Tensor& x = tensor_arg(call, 0, "input");
+namespace synaptic {
+
+// spec: Synaptic operations, RNN/LSTM/GRU cells. NeuroBench 2.3's recurrent_cell_macs
+// (neurobench/metrics/utils/layers/macs.py), operation for operation and in the layer's dtype,
+// so that its numbers, and its failures, are the reference's: the binary copies of the weights
+// (or all ones for the dense count) times the binary inputs, where the inputs are as its
+// binary_inputs() makes them of what the cell's forward was given:
+// - with a state: the input and (RNN, GRU) the hidden state binarised, or all ones for the
+//   dense count; an LSTM's (h, c) pair binarised in both counts (the nested tuple);
+// - without one: the input alone, of which the count reads `inputs[0]`, its first row, and
+//   (GRU) `inputs[1]`, its second.
+torch::Tensor reference_cell_count(std::string_view op, const CellCall& call, bool total,
+                                   bool literal) {
+  const bool lstm = op == "aten::lstm_cell";
+  const bool gru = op == "aten::gru_cell";
+  const torch::Tensor w_ih = binary_copy(call.w_ih, total);
+  const torch::Tensor w_hh = binary_copy(call.w_hh, total);
+  const bool given_biases = call.b_ih.defined() && call.b_hh.defined();
+  // Not literal: a cell without biases is counted as one with zero biases (the reference's GRU
+  // count fails on it).
+  const bool has_biases = given_biases || !literal;
+  const torch::Tensor b_ih =
+      given_biases ? call.b_ih : torch::zeros({call.w_ih.size(0)}, call.w_ih.options());
+  const torch::Tensor b_hh =
+      given_biases ? call.b_hh : torch::zeros({call.w_hh.size(0)}, call.w_hh.options());
+  const torch::Tensor x = binary_copy(call.x, total);
   torch::Tensor h, c;
+  if (call.state_given) {
+    h = binary_copy(call.h, total && !lstm);
+    if (lstm) c = binary_copy(call.c, false);
+  }
+  // inputs[0]: the input of (input, state), or the first row of the input alone.
+  const torch::Tensor first = call.state_given ? x : x.select(0, 0);
+  const torch::Tensor out_ih = at::matmul(w_ih, first.transpose(0, -1));
+  torch::Tensor out_hh = torch::zeros_like(out_ih);
+  torch::Tensor bias_ih, bias_hh, biases;  // undefined: the reference's number 0
+  if (has_biases) {
+    // A zero bias stays zero in the dense count too: it is not a weight (not literal only).
+    bias_ih = (given_biases ? binary_copy(b_ih, total) : b_ih).unsqueeze(0).transpose(0, -1);
+    bias_hh = (given_biases ? binary_copy(b_hh, total) : b_hh).unsqueeze(0).transpose(0, -1);
+    biases = bias_ih + bias_hh;
+  }
+  if (call.state_given) out_hh = at::matmul(w_hh, h.transpose(0, -1));
+
+  if (lstm) {
+    torch::Tensor out = out_ih + out_hh;
+    const torch::Tensor ifgo_macs = out.sum();
+    if (has_biases) out.add_(biases);  // in place: the reference's `out += biases`
+    ones_where_nonzero(out);
+    const int64_t hidden = out.size(0) / 4;
+    const torch::Tensor ifgo = out.reshape({4, hidden, -1});
+    torch::Tensor c1 = call.state_given ? ifgo.select(0, 1) * c.transpose(0, -1) +
+                                              ifgo.select(0, 0) * ifgo.select(0, 2)
+                                        : ifgo.select(0, 0) * ifgo.select(0, 2);
+    const torch::Tensor ifgoc_macs = ifgo_macs + c1.sum();
+    ones_where_nonzero(c1);
+    torch::Tensor output = ifgo.select(0, 3) * c1;
+    ones_where_nonzero(output);
+    return output.sum() + ifgoc_macs;
+  }
+  if (!gru) return (out_ih + out_hh).sum();  // RNN: no biases counted
+
+  torch::Tensor rzn = out_ih + out_hh;
+  torch::Tensor macs = rzn.sum();
+  if (has_biases) rzn.add_(biases);  // in place: the reference's `rzn += biases`
+  const int64_t hidden = rzn.size(0) / 3;
+  rzn = rzn.reshape({3, hidden, -1});
+  const torch::Tensor hh = out_hh.reshape({3, hidden, -1});
+  if (!has_biases) no_gru_biases();
+  const torch::Tensor bhh = bias_hh.reshape({3, hidden, -1});
+  torch::Tensor hh_n = hh.select(0, 2) + bhh.select(0, 2);
+  torch::Tensor r = rzn.select(0, 0);  // views of rzn, written in place as the reference does
+  torch::Tensor z = rzn.select(0, 1);
+  ones_where_nonzero(r);
+  ones_where_nonzero(hh_n);
+  torch::Tensor n_hh = r * hh_n;  // r * (W_hn h + b_hn)
+  ones_where_nonzero(n_hh);
+  macs = macs + n_hh.sum();
+  // bias_ih[2, :]: row 2 of the (3h, 1) column, one element.
+  torch::Tensor n = hh.select(0, 2) + bias_ih.select(0, 2) + n_hh;
+  ones_where_nonzero(n);
+  torch::Tensor z_a = 1 - z;
+  ones_where_nonzero(z);
+  ones_where_nonzero(z_a);
+  torch::Tensor t1 = z_a * n;
+  // inputs[1]: the hidden state of (input, state), or the second row of the input alone.
+  torch::Tensor t2 = z * (call.state_given ? h : x.select(0, 1)).transpose(0, -1);
+  ones_where_nonzero(t1);
+  ones_where_nonzero(t2);
+  return macs + (t1 + t2).sum();
+}
+
+}  // namespace synaptic
+
+// spec: Synaptic operations, RNN/LSTM/GRU cells
+synaptic::CellCall synaptic::cell_call(const ConnectionCall& call) {
+  // aten::*_cell(input, hx, w_ih, w_hh, b_ih?, b_hh?); the LSTM's hx is a list [h, c].
+  CellCall cell;
+  cell.x = tensor_arg(call, 0, "input");
   const c10::IValue& hx = call.args.at(1);
   if (hx.isTensorList()) {
     const auto list = hx.toTensorVector();
@@ -126,21 +146,29 @@ Counts SynapticOperations::State::cell_counts(const ConnectionCall& call) {
       throw MetricError(
           fmt::format("SynapticOperations: layer '{}': LSTM state must be (h, c)", call.layer));
     }
-    h = list[0];
-    c = list[1];
+    cell.h = list[0];
+    cell.c = list[1];
   } else {
-    h = tensor_arg(call, 1, "hidden state");
+    cell.h = tensor_arg(call, 1, "hidden state");
   }
-  const torch::Tensor& w_ih = tensor_arg(call, 2, "weight_ih");
-  const torch::Tensor& w_hh = tensor_arg(call, 3, "weight_hh");
-  const torch::Tensor b_ih = optional_tensor_arg(call, 4);
-  const torch::Tensor b_hh = optional_tensor_arg(call, 5);
+  cell.w_ih = tensor_arg(call, 2, "weight_ih");
+  cell.w_hh = tensor_arg(call, 3, "weight_hh");
+  cell.b_ih = optional_tensor_arg(call, 4);
+  cell.b_hh = optional_tensor_arg(call, 5);
+  cell.state_given = call.state_given;
+  return cell;
+}
+
+// The harness's own count (not per_layer): a call without a state is counted with the zeros
+// PyTorch starts from, as a call given that state (docs/recurrent-layers.md); NeuroBench's
+// count of such a call reads only the input's first sample, or fails (per_layer follows it).
+Counts SynapticOperations::State::cell_counts(const ConnectionCall& call) {
+  synaptic::CellCall cell = synaptic::cell_call(call);
+  cell.state_given = true;
   Counts counts;
-  counts.spiking = detail::spiking(x);  // spec: for a cell, its first input decides
-  counts.effective =
-      count_of(cell_count(call.op, x, h, c, cell_operands(w_ih, w_hh, b_ih, b_hh, false), false));
-  counts.dense =
-      count_of(cell_count(call.op, x, h, c, cell_operands(w_ih, w_hh, b_ih, b_hh, true), true));
+  counts.spiking = detail::spiking(cell.x);  // spec: for a cell, its first input decides
+  counts.effective = count_of(synaptic::reference_cell_count(call.op, cell, false, false));
+  counts.dense = count_of(synaptic::reference_cell_count(call.op, cell, true, false));
   return counts;
 }
 
@@ -268,8 +296,6 @@ void SynapticOperations::State::add_layer_counts(const ConnectionCall& call) {
       const torch::Tensor no_bias;
       const torch::Tensor& b_ih = has_biases ? *w.b_ih : no_bias;
       const torch::Tensor& b_hh = has_biases ? *w.b_hh : no_bias;
-      const CellOperands effective = cell_operands(w.w_ih, w.w_hh, b_ih, b_hh, false);
-      const CellOperands dense = cell_operands(w.w_ih, w.w_hh, b_ih, b_hh, true);
 
       torch::Tensor h = h0[static_cast<int64_t>(cell)];
       torch::Tensor c = lstm ? c0[static_cast<int64_t>(cell)] : torch::Tensor();
@@ -282,10 +308,11 @@ void SynapticOperations::State::add_layer_counts(const ConnectionCall& call) {
         const torch::Tensor x = layer_in.narrow(0, offsets[t], active);
         const torch::Tensor h_in = active == batch ? h : h.narrow(0, 0, active);
         const torch::Tensor c_in = !lstm || active == batch ? c : c.narrow(0, 0, active);
+        const synaptic::CellCall step{x, h_in, c_in, w.w_ih, w.w_hh, b_ih, b_hh, true};
         Counts counts;
         counts.spiking = detail::spiking(x);  // spec: for a cell, its first input decides
-        counts.effective = count_of(cell_count(cell_op, x, h_in, c_in, effective, false));
-        counts.dense = count_of(cell_count(cell_op, x, h_in, c_in, dense, true));
+        counts.effective = count_of(synaptic::reference_cell_count(cell_op, step, false, false));
+        counts.dense = count_of(synaptic::reference_cell_count(cell_op, step, true, false));
         add(counts);
 
         auto [h_out, c_out] = cell_step(cell_op, x, h_in, c_in, w);

@@ -165,9 +165,23 @@ LayerProbe::LayerProbe(NeuroBenchModel& model, const LayerSetup& setup,
             model.describe(), join(setup.connection_types)));
       }
     }
+    if (!inlined) {
+      // Whether each recurrent cell's forward was given a state: its operator always gets one
+      // (zeros when there was none), and NeuroBench counts the two cases differently.
+      handles_.push_back(model.register_forward_pre_hook(
+          ModuleSelector::by_type({"RNNCell", "LSTMCell", "GRUCell"}),
+          [this](const ModuleCall& call) {
+            const bool given = call.inputs.size() >= 2 && !call.inputs[1].isNone();
+            state_given_[call.module.path] = given;
+          }));
+    }
     handles_.push_back(model.register_operator_hook(where, [this](const OperatorCall& call) {
       const std::string_view type = model_.is_inlined() ? call.op : call.module.type_name;
       ConnectionCall event{call.site, type, call.op, call.args};
+      if (call.op.size() > 5 && call.op.substr(call.op.size() - 5) == "_cell") {
+        const auto found = state_given_.find(call.module.path);
+        if (found != state_given_.end()) event.state_given = found->second;
+      }
       dispatch_connection(event);
     }));
   }

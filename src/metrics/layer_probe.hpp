@@ -51,6 +51,7 @@ class LayerProbe {
   std::vector<std::string> warnings_;
   std::vector<std::pair<std::string, torch::Tensor>> mem_before_;  // by layer path
   std::map<std::string, std::string, std::less<>> reset_mechanisms_;  // by layer path
+  std::map<std::string, bool, std::less<>> state_given_;  // recurrent cells, by layer path
 };
 
 /// Operators of connection layers, as TorchScript graphs call them.

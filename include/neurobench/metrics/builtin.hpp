@@ -153,11 +153,14 @@ class SynapticOperations final : public AccumulatedMetric {
   /// What the metric reports: unit, direction and keys (see MetricDescription).
   [[nodiscard]] static MetricDescription describe();
   SynapticOperations();
+  /// With options `{"per_layer": bool}` (see describe()); UsageError for another option value.
+  explicit SynapticOperations(const Json& options);
   ~SynapticOperations() override;
   void reset() override;
   void update(const WorkloadInput& input) override;
   [[nodiscard]] Json compute() const override;
-  [[nodiscard]] bool mergeable() const override { return true; }
+  /// False with per_layer (its value lists every batch), else true.
+  [[nodiscard]] bool mergeable() const override;
   [[nodiscard]] Json export_state() const override;
   void merge_state(const Json& state) override;
   [[nodiscard]] LayerEvents observes() const override { return LayerEvents::kConnections; }

@@ -82,6 +82,10 @@ struct ConnectionCall {
   std::string_view type_name;  ///< Class name (`Linear`, `LSTMCell`), or the operator if inlined.
   std::string_view op;         ///< The operator, e.g. `aten::linear`, `aten::lstm_cell`.
   c10::ArrayRef<c10::IValue> args;  ///< The operator's arguments in schema order.
+  /// Recurrent cells (`aten::*_cell`): whether the cell's forward was given a state (`hx`);
+  /// false when it was called on its input alone and PyTorch started from zeros. True for
+  /// every other operator.
+  bool state_given = true;
 };
 
 /// The activation and connection layers a run hooks, and what it found.
