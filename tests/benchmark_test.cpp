@@ -508,7 +508,10 @@ TEST_CASE("a metrics scope on a step-wise snnTorch-style network sees its neuron
   const auto lif2 = scope_run(load_snn(), data, "lif2", true);
   const auto fc2 = scope_run(load_snn(), data, "fc2", true);
   REQUIRE(whole.ok());
-  REQUIRE(lif2.ok());
+  // lif2 holds no connection layer: its connection sparsity is undefined, a failure.
+  REQUIRE(lif2.failures.size() == 1);
+  CHECK(lif2.failures[0].metric == "ConnectionSparsity");
+  CHECK(lif2.values["ConnectionSparsity"].is_null());
   REQUIRE(fc2.ok());
   const auto& by_layer = whole.values["ActivationSparsityByLayer"];
   REQUIRE(by_layer.contains("lif2"));

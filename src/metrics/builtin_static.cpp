@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <neurobench/errors.hpp>
 #include <neurobench/metrics/builtin.hpp>
@@ -57,6 +58,23 @@ bool starts_with(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
 }
 
+constexpr const char* kOrig = "_orig";
+
+// The mask torch.nn.utils.prune keeps for parameter `name` of `module` (`fc.weight_orig` has the
+// buffer `fc.weight_mask`), or an undefined tensor when the parameter is not pruned.
+torch::Tensor pruning_mask(const ModuleInfo& module, const std::string& name) {
+  const std::string_view orig(kOrig);
+  if (name.size() <= orig.size() ||
+      name.compare(name.size() - orig.size(), orig.size(), orig) != 0) {
+    return {};
+  }
+  const std::string mask = name.substr(0, name.size() - orig.size()) + "_mask";
+  for (const auto& b : module.buffers) {
+    if (b.name == mask) return b.value;
+  }
+  return {};
+}
+
 // Python's round(x, 4): correctly rounded decimal, then back to the nearest double.
 double round4(double x) { return std::stod(fmt::format("{:.4f}", x)); }
 
@@ -89,16 +107,29 @@ Json ConnectionSparsity::compute(const NeuroBenchModel& model, const LayerSetup&
     if (std::find(types.begin(), types.end(), module.type_name) == types.end()) continue;
     const std::string prefix = module.path.empty() ? "" : module.path + ".";
     for (const auto& p : module.parameters) {
-      const std::string local = p.name.substr(prefix.size());
+      std::string local = p.name.substr(prefix.size());
+      torch::Tensor value = p.value;
+      // A tensor pruned with torch.nn.utils.prune, its mask in place: `weight_orig` times the
+      // buffer `weight_mask` is the layer's weight (what NeuroBench reads as `module.weight`).
+      if (const torch::Tensor mask = pruning_mask(module, p.name); mask.defined()) {
+        local = local.substr(0, local.size() - std::string_view(kOrig).size());
+        value = value * mask;
+      }
       const bool counted = is_recurrent(module.type_name)
                                ? (starts_with(local, "weight") || starts_with(local, "bias"))
                                : local == "weight";
       if (!counted) continue;
-      zeros += p.value.numel() - p.value.count_nonzero().item<int64_t>();
-      elements += p.value.numel();
+      zeros += value.numel() - value.count_nonzero().item<int64_t>();
+      elements += value.numel();
     }
   }
-  if (elements == 0) return 0.0;
+  if (elements == 0) {
+    // NeuroBench divides 0 by 0 and reports the metric failed: no fraction of no weights.
+    throw MetricError(fmt::format(
+        "ConnectionSparsity: {} has no weights in connection layers (modules of class {}), so "
+        "the fraction of zero weights is undefined",
+        model.describe(), fmt::join(layers.connection_types, ", ")));
+  }
   return round4(static_cast<double>(zeros) / static_cast<double>(elements));
 }
 

@@ -164,8 +164,19 @@ TEST_CASE("static metrics count parameters, buffers and zero connection weights"
           0.3333);
 }
 
-TEST_CASE("a tensor shared by two modules is counted once, as PyTorch does",
+TEST_CASE("connection sparsity of a model without connection weights is an error, not 0",
           "[metrics][static]") {
+  NoModel model;
+  neurobench::ModuleInfo relu;
+  relu.path = "1";
+  relu.type_name = "ReLU";
+  model.modules_ = {relu};
+  const auto layers = neurobench::Benchmark::default_layers();
+  REQUIRE_THROWS_WITH(neurobench::metrics::ConnectionSparsity().compute(model, layers),
+                      Catch::Contains("has no weights in connection layers"));
+}
+
+TEST_CASE("a tensor shared by two modules is counted once, as PyTorch does", "[metrics][static]") {
   NoModel model;
   const auto shared = torch::ones({10});
   neurobench::ModuleInfo a, b;
