@@ -32,13 +32,15 @@ from the source tree:
 
 The modules, by job: `exporter` (export()), `errors`, `neurons` (the scripted neurons),
 `rewrite` (the user's source rewritten), `build` (the network to script or trace), `verify` (the
-check against the eager network), `files` (the output rules, signals), `cli` (the command line).
+check against the eager network), `inputs` (an input of tensors in lists and tuples, such as
+`[x, (h, c)]`), `pruning` (torch.nn.utils.prune's masks applied while exporting), `files` (the
+output rules, signals), `cli` (the command line).
 """
 
-from .errors import ExportArgumentError, ExportError
+from .errors import EagerNetworkError, ExportArgumentError, ExportError
 from .exporter import MAX_STEPS, export
 # The other public names of the single module the exporter was
 from .neurons import STATE_ATTRIBUTES  # noqa: F401
 from .cli import MAX_BATCH_SIZE, MAX_EXAMPLE_DIMS, MAX_EXAMPLE_VALUES, main  # noqa: F401
 
-__all__ = ["export", "ExportError", "ExportArgumentError", "MAX_STEPS"]
+__all__ = ["export", "ExportError", "ExportArgumentError", "EagerNetworkError", "MAX_STEPS"]

@@ -7,9 +7,11 @@ import torch
 from torch import Tensor, nn
 
 from .build import _build, _define_snntorch_reset, _is_user_module, _snntorch_reset
-from .errors import ExportArgumentError, ExportError
+from . import inputs
+from .errors import EagerNetworkError, ExportArgumentError, ExportError
 from .files import _SIGNALS, _Interrupted, _TemporaryFolder, _commit, _output_target
 from .neurons import STATE_ATTRIBUTES, _is_snntorch_neuron
+from .pruning import masks_applied
 from .rewrite import _user_functions
 from .verify import _check, _restore, _set_initial_state, _snapshot
 
@@ -31,6 +33,30 @@ def _script_error_message(e, what):
         hints.append("TorchScript does not take *args/**kwargs in forward")
     hint = (" What to change: " + "; ".join(hints) + ".") if hints else ""
     return f"TorchScript cannot compile {what}:\n{text}\n{hint}".rstrip()
+
+
+SHARED_MODULES_ATTRIBUTE = "__neurobench_shared_modules__"
+"""The root attribute (Dict[str, str]) naming each later path of a module object the network
+uses at several places, with the first path: TorchScript gives every path an object of its own,
+and neurobench-cpp lists the module once, at its first path, as torch's named_modules() does."""
+
+
+def _shared_modules(net):
+    """{later path: first path} of every module object reached by several paths in `net`."""
+    first, aliases = {}, {}
+    for path, m in net.named_modules(remove_duplicate=False):
+        if id(m) in first:
+            aliases[path] = first[id(m)]
+        else:
+            first[id(m)] = path
+    return aliases
+
+
+def _record_shared_modules(module, net):
+    aliases = _shared_modules(net)
+    if aliases:
+        kind = torch._C.DictType(torch._C.StringType.get(), torch._C.StringType.get())
+        module._c._register_attribute(SHARED_MODULES_ATTRIBUTE, kind, aliases)
 
 
 def _save_and_load(module, directory):
@@ -71,9 +97,21 @@ def export(net, path, *, example_input=None, custom_forward=False, stepwise=None
     `path`: a regular file (replaced whole), a symbolic link to one (the file it leads to is
     replaced) or a new name in an existing, writable folder; a directory, device, FIFO or
     socket is refused.
+    A network pruned with torch.nn.utils.prune whose masks are still in place is exported with
+    its masked weights (and its `*_orig` parameters and `*_mask` buffers kept): pruning.py.
     Returns a short report (str). Raises ExportError, writing nothing, when the saved file would
     not behave exactly as the eager net; ExportArgumentError (an ExportError) for a bad argument.
     """
+    if isinstance(net, nn.Module):
+        with masks_applied(net):
+            return _export(net, path, example_input=example_input,
+                           custom_forward=custom_forward, stepwise=stepwise, steps=steps,
+                           same_draws=same_draws, verbose=verbose)
+    return _export(net, path, example_input=example_input, custom_forward=custom_forward,
+                   stepwise=stepwise, steps=steps, same_draws=same_draws, verbose=verbose)
+
+
+def _export(net, path, *, example_input, custom_forward, stepwise, steps, same_draws, verbose):
     if not isinstance(net, nn.Module):
         raise ExportArgumentError(f"net must be a torch.nn.Module, got {type(net).__name__}")
     if example_input is None:
@@ -81,22 +119,34 @@ def export(net, path, *, example_input=None, custom_forward=False, stepwise=None
             "example_input is required: the exporter checks the saved file against the eager "
             "net on it (one timestep data[:, t] for a step-wise net, the whole (batch, time, "
             "...) tensor otherwise)")
-    if not isinstance(example_input, Tensor):
-        raise ExportArgumentError(f"example_input must be a tensor, got "
-                                  f"{type(example_input).__name__}")
+    bad = inputs.problem(example_input)
+    if bad:
+        raise ExportArgumentError(bad)
+    structured = inputs.is_structured(example_input)
+    if structured and (custom_forward or stepwise):
+        raise ExportArgumentError(
+            f"example_input is {inputs.describe(example_input)}, tensors in lists or tuples: "
+            f"only a network called once per batch (TorchModel, stepwise=False) takes such an "
+            f"input; a step-wise or custom_forward network takes one tensor")
+    if structured:
+        stepwise = False
     if custom_forward and example_input.dim() < 2:
         raise ExportArgumentError(f"with custom_forward=True example_input is (batch, time, "
                                   f"...), got shape {list(example_input.shape)}")
     if custom_forward:
         stepwise = False
-    if example_input.dim() == 0 or example_input.shape[0] == 0:
+    first = inputs.leaves(example_input)[0]
+    if first.dim() == 0 or first.shape[0] == 0:
         raise ExportArgumentError(f"example_input needs a batch dimension, got shape "
-                                  f"{list(example_input.shape)}")
-    if example_input.numel() == 0:
-        raise ExportArgumentError(f"example_input is empty, shape {list(example_input.shape)}")
-    if example_input.is_floating_point() and bool(torch.isnan(example_input).any()):
-        raise ExportArgumentError("example_input holds NaN: the check compares the eager net "
-                                  "and the saved file bit for bit, and NaN equals nothing")
+                                  f"{inputs.describe(example_input)}")
+    for t in inputs.leaves(example_input):
+        if t.numel() == 0:
+            raise ExportArgumentError(f"example_input is empty, shape "
+                                      f"{inputs.describe(example_input)}")
+        if t.is_floating_point() and bool(torch.isnan(t).any()):
+            raise ExportArgumentError("example_input holds NaN: the check compares the eager "
+                                      "net and the saved file bit for bit, and NaN equals "
+                                      "nothing")
     # steps=0 (or less) would skip the check and still report the file checked
     if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= MAX_STEPS:
         raise ExportArgumentError(f"steps: {steps!r} is out of range; expected an integer from "
@@ -118,7 +168,7 @@ def export(net, path, *, example_input=None, custom_forward=False, stepwise=None
             initial[p] = {s: getattr(m, s).detach().clone() for s in STATE_ATTRIBUTES
                           if isinstance(getattr(m, s, None), Tensor)}
     plain = not initial  # no snnTorch neurons: scripted or traced as it is
-    example = example_input.detach()
+    example = inputs.map_leaves(Tensor.detach, example_input)
 
     def calls(x):
         return [x, x] if not custom_forward else [x]
@@ -131,8 +181,9 @@ def export(net, path, *, example_input=None, custom_forward=False, stepwise=None
             net(example)
     except Exception as e:  # noqa: BLE001
         _restore(saved)
-        raise ExportError(f"the eager network fails on example_input of shape "
-                          f"{list(example.shape)}: {type(e).__name__}: {e}") from e
+        raise EagerNetworkError(f"the eager network fails on example_input of shape "
+                                f"{inputs.describe(example)}: {type(e).__name__}: {e}",
+                                e) from e
     _restore(saved)
 
     # A step-wise net without reset() gets one that does what NeuroBench does before a batch.
@@ -161,6 +212,7 @@ def export(net, path, *, example_input=None, custom_forward=False, stepwise=None
                 if mirror_reset:
                     _define_snntorch_reset(module, mirror_reset[0])
                 _set_initial_state(module, initial)
+                _record_shared_modules(module, net)
                 loaded, candidate = _save_and_load(module, tmp)
             except ExportError:
                 _restore(saved)

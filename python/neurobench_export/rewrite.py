@@ -9,6 +9,7 @@ import inspect
 import linecache
 import textwrap
 import types
+import typing
 
 from torch import Tensor
 
@@ -247,6 +248,41 @@ def annotate_literal_defaults(fn):
         text = src_lines[line - 1]
         src_lines[line - 1] = text[:col] + f": {name}" + text[col:]
     new = _compile_function("".join(src_lines), fn.__name__, fn.__globals__,
+                            f"{fn.__code__.co_filename} (annotated by neurobench_export)",
+                            first, fn.__defaults__)
+    new.__kwdefaults__ = fn.__kwdefaults__
+    new.__qualname__ = fn.__qualname__
+    return new
+
+
+def annotate_input(fn, example):
+    """fn (a root forward) rewritten with its first parameter annotated with the type of the
+    structured `example` it is called on (tensors in tuples: `[x, (h, c)]` is
+    Tuple[Tensor, Tuple[Tensor, Tensor]]), where it has no annotation: TorchScript takes an
+    unannotated parameter for a Tensor. None when there is nothing to annotate."""
+    parsed = _parsed_source(fn)
+    if parsed is None or not isinstance(example, (list, tuple)):
+        return None
+    src, tree, first = parsed
+    if not tree.body or not isinstance(tree.body[0], ast.FunctionDef):
+        return None
+    positional = tree.body[0].args.posonlyargs + tree.body[0].args.args
+    if len(positional) < 2 or positional[1].annotation is not None:
+        return None
+    arg = positional[1]
+
+    def text(value):
+        if isinstance(value, Tensor):
+            return "__neurobench_Tensor"
+        return "__neurobench_Tuple[" + ", ".join(text(v) for v in value) + "]"
+
+    src_lines = src.splitlines(keepends=True)
+    line = src_lines[arg.lineno - 1]
+    src_lines[arg.lineno - 1] = line[:arg.end_col_offset] + ": " + text(example) + \
+        line[arg.end_col_offset:]
+    scope = dict(fn.__globals__)
+    scope.update(__neurobench_Tensor=Tensor, __neurobench_Tuple=typing.Tuple)
+    new = _compile_function("".join(src_lines), fn.__name__, scope,
                             f"{fn.__code__.co_filename} (annotated by neurobench_export)",
                             first, fn.__defaults__)
     new.__kwdefaults__ = fn.__kwdefaults__

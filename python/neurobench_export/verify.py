@@ -8,6 +8,7 @@ import sys
 import torch
 from torch import Tensor
 
+from . import inputs
 from .neurons import _NEURONS, STATE_ATTRIBUTES, _is_snntorch_neuron
 
 
@@ -82,9 +83,12 @@ def _compare_outputs(e_out, x_out, where):
 
 
 def _permuted(example, generator):
-    """The example's values in a random order (spikes stay spikes, the value mix stays)."""
-    flat = example.reshape(-1)
-    return flat[torch.randperm(flat.numel(), generator=generator)].reshape(example.shape)
+    """The example's values in a random order (spikes stay spikes, the value mix stays), each
+    tensor of a structured input on its own."""
+    def permute(t):
+        flat = t.reshape(-1)
+        return flat[torch.randperm(flat.numel(), generator=generator)].reshape(t.shape)
+    return inputs.map_leaves(permute, example)
 
 
 def _variants(example, generator):
@@ -128,7 +132,7 @@ def _check(net, loaded, example, *, custom_forward, stepwise, steps, same_draws=
     (a net that draws from it on purpose, as sparch's neurons draw their initial states with
     torch.rand)."""
     gen = torch.Generator().manual_seed(0)
-    half = max(1, example.shape[0] // 2)
+    half = max(1, inputs.batch_size(example) // 2)
     with torch.no_grad():
         if custom_forward:
             t = example.shape[1]
@@ -164,17 +168,18 @@ def _check(net, loaded, example, *, custom_forward, stepwise, steps, same_draws=
             # a second batch of the same size shows what the reset leaves; a smaller one,
             # what depends on the batch size
             second = _permuted(example, gen)
-            for batch_no, batch in enumerate([example, second, example[:half]]):
+            smaller = inputs.map_leaves(lambda t: t[:half], example)
+            for batch_no, batch in enumerate([example, second, smaller]):
                 if protocol == "reset":
                     _reset_like_neurobench(net)
                     _reset_like_cpp(loaded)
-                inputs = _variants(batch, gen)
+                variants = _variants(batch, gen)
                 stop = False
                 for t in range(steps):
-                    x = next(inputs)
+                    x = next(variants)
                     how = "after a reset" if protocol == "reset" else "state carried"
                     where = (f"at call {t + 1} of batch {batch_no + 1} (input shape "
-                             f"{list(x.shape)}, {how})")
+                             f"{inputs.describe(x)}, {how})")
                     draws = torch.get_rng_state()
                     try:
                         e_out = net(x)
@@ -187,7 +192,7 @@ def _check(net, loaded, example, *, custom_forward, stepwise, steps, same_draws=
                         break
                     if same_draws:
                         torch.set_rng_state(draws)
-                    x_out = loaded(x)
+                    x_out = loaded(inputs.for_module(loaded, x))
                     bad = _mismatch((net, loaded), None, where) or \
                         _compare_outputs(e_out, x_out, where)
                     if bad:

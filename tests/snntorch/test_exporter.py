@@ -467,12 +467,14 @@ class PackageLayoutTest(unittest.TestCase):
     def test_import_finds_the_package_and_its_public_names(self):
         self.assertEqual(os.path.dirname(ne.__file__), self.PACKAGE)
         self.assertEqual(ne.__all__, ["export", "ExportError", "ExportArgumentError",
-                                      "MAX_STEPS"])
-        for name in ("export", "ExportError", "ExportArgumentError", "MAX_STEPS",
+                                      "EagerNetworkError", "MAX_STEPS"])
+        for name in ("export", "ExportError", "ExportArgumentError", "EagerNetworkError",
+                     "MAX_STEPS",
                      "STATE_ATTRIBUTES", "MAX_EXAMPLE_VALUES", "MAX_EXAMPLE_DIMS",
                      "MAX_BATCH_SIZE", "main"):
             self.assertTrue(hasattr(ne, name), name)
         self.assertTrue(issubclass(ne.ExportArgumentError, ne.ExportError))
+        self.assertTrue(issubclass(ne.EagerNetworkError, ne.ExportError))
 
     def test_no_module_of_the_package_is_much_over_400_lines(self):
         for name in sorted(os.listdir(self.PACKAGE)):
