@@ -26,6 +26,9 @@ class CppMetric:
     name: str
     options: Dict[str, Any] = field(default_factory=dict)
     result_key: str = ""
+    # True for NeuroBench's metric classes and names: their results follow NeuroBench's where
+    # its own code fails (_reference.py); False for a CppMetric or one of the harness's names.
+    neurobench: bool = False
 
 
 @dataclass(frozen=True)
@@ -150,7 +153,10 @@ def _from_name(name, family, position):
         raise ValueError(f"{family} metric {position} '{name}' is a {found[0]} metric: put it in "
                          f"the {'first' if found[0] == 'static' else 'second'} list of "
                          f"metric_list")
-    return CppMetric(found[1], _neurobench_options(found[1]), name)
+    from_neurobench = any(_canonical(n) == key for n in _NB_STATIC_CLASSES + _NB_WORKLOAD_CLASSES)
+    if from_neurobench:
+        _print_deprecation(name)
+    return CppMetric(found[1], _neurobench_options(found[1]), name, from_neurobench)
 
 
 def _from_cpp_metric(metric, family, position):
@@ -186,7 +192,7 @@ def _from_class(cls, family, position):
         # NeuroBench's class, or a subclass that only renames it: the C++ metric, keyed as
         # NeuroBench keys it (the class's own name).
         cpp_name = _CPP_BY_KEY[_canonical(builtin.__name__)][1]
-        return CppMetric(cpp_name, _neurobench_options(cpp_name), cls.__name__)
+        return CppMetric(cpp_name, _neurobench_options(cpp_name), cls.__name__, True)
     other = _neurobench_base(cls, ("neurobench.metrics.static", "neurobench.metrics.workload"),
                              _NB_STATIC_CLASSES + _NB_WORKLOAD_CLASSES)
     if builtin is None and other is not None:
@@ -243,6 +249,49 @@ def _translate_family(items, family):
     return list(by_key.values())
 
 
+# NeuroBench 2.3's workload metrics that set requires_hooks: its manager asks each metric in
+# turn, until one says True.
+_NB_HOOK_METRICS = ("ActivationSparsity", "SynapticOperations", "MembraneUpdates",
+                    "NeuronOperations")
+
+
+def _check_requires_hooks(workload):
+    """NeuroBench's WorkloadMetricManager reads `requires_hooks` of its metrics in order until
+    one is True; its ActivationSparsityByLayer never sets the attribute, so reaching it raises
+    AttributeError when the Benchmark is built: raised here the same, so that a script behaves
+    as under NeuroBench (docs/python.md)."""
+    for m in workload:
+        if isinstance(m, PythonMetric):
+            if m.requires_hooks:
+                return
+            continue
+        if m.neurobench and m.name in _NB_HOOK_METRICS:
+            return
+        if m.neurobench and m.name == "ActivationSparsityByLayer":
+            error = AttributeError("'ActivationSparsityByLayer' object has no attribute "
+                                   "'_requires_hooks'")
+            if hasattr(error, "add_note"):
+                error.add_note(
+                    "neurobench_cpp: NeuroBench's ActivationSparsityByLayer does not call its "
+                    "base class's __init__, so NeuroBench's Benchmark raises this when no metric "
+                    "before it in the workload list needs hooks; put ActivationSparsity (or "
+                    "another hook metric) before it, or use "
+                    "CppMetric('ActivationSparsityByLayer', {'keys': 'name'})")
+            raise error
+
+
+def _print_deprecation(item):
+    """NeuroBench's notice for a metric given by name (its managers print it)."""
+    if item in ("sMAPE", "r2", "mse"):
+        class_name = item.upper()
+    else:
+        class_name = "".join(word.title() for word in item.split("_"))
+    print(f"[DEPRECATION WARNING]: Using string-based metric names ('{item}') is deprecated "
+          "and will be removed in a future release. "
+          "Please update your code to use the corresponding metric class directly instead. "
+          f"For example, replace the string name with the class '{class_name}'.")
+
+
 def translate_metrics(metric_list):
     """NeuroBench's `[[static...], [workload...]]` -> (static, workload): lists of CppMetric and
     PythonMetric, in NeuroBench's order, one per result key.
@@ -254,5 +303,7 @@ def translate_metrics(metric_list):
             metric_list) != 2:
         raise TypeError("metric_list must be NeuroBench's [[static metrics], [workload metrics]], "
                         f"got {_describe(metric_list)}")
-    return (_translate_family(metric_list[0], "static"),
-            _translate_family(metric_list[1], "workload"))
+    static = _translate_family(metric_list[0], "static")
+    workload = _translate_family(metric_list[1], "workload")
+    _check_requires_hooks(workload)
+    return static, workload

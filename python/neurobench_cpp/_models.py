@@ -190,12 +190,17 @@ def _example_for(describe, example_input, stepwise):
     if example_input is None:
         raise ModelError(f"{describe}: an eager network is exported to TorchScript on a batch of "
                          f"the data, and none was given (example_input)")
-    if isinstance(example_input, (list, tuple)) and example_input and all(
-            isinstance(t, torch.Tensor) for t in example_input):
-        example_input = torch.vstack(list(example_input))
     if not isinstance(example_input, torch.Tensor):
-        raise ModelError(f"{describe}: the model's input must be a tensor, got "
-                         f"{type(example_input).__name__}")
+        # Tensors in lists and tuples ([x, (h, c)]: a recurrent network given its state), as
+        # the pre-processors made them; the whole batch is the example.
+        from neurobench_export import inputs
+        bad = inputs.problem(example_input, "the model's input")
+        if bad:
+            raise ModelError(f"{describe}: {bad}")
+        if stepwise:
+            raise ModelError(f"{describe}: SNNTorchModel's input is one tensor (batch, "
+                             f"timesteps, ...), got {inputs.describe(example_input)}")
+        return inputs.map_leaves(torch.Tensor.detach, example_input)
     if stepwise and example_input.dim() < 2:
         raise ModelError(f"{describe}: SNNTorchModel's input is (batch, timesteps, ...), got "
                          f"shape {list(example_input.shape)}")
@@ -222,7 +227,14 @@ def _state_with_history(net):
 
 def _export(net, original, kind, describe, example_input, custom_forward, stepwise,
             activation_modules):
-    held = _state_with_history(net)
+    try:
+        from neurobench_export import EagerNetworkError, ExportError, export
+        from neurobench_export.pruning import masks_applied
+    except ImportError as e:
+        raise ModelError(f"{describe}: the exporter (package neurobench_export, installed with "
+                         f"neurobench_cpp) cannot be imported: {e}") from e
+    with masks_applied(net):  # a pruned layer's masked weight has autograd history: not state
+        held = _state_with_history(net)
     if held:
         raise ModelError(
             f"{describe}: the network cannot be exported to TorchScript with its exact "
@@ -230,23 +242,47 @@ def _export(net, original, kind, describe, example_input, custom_forward, stepwi
             f"between calls in plain Python attributes ({', '.join(held)}), tensors with "
             f"autograd history left by a forward pass run with gradients; the exporter cannot "
             f"copy them, and TorchScript carries state only in buffers")
-    try:
-        from neurobench_export import ExportError, export
-    except ImportError as e:
-        raise ModelError(f"{describe}: the exporter (package neurobench_export, installed with "
-                         f"neurobench_cpp) cannot be imported: {e}") from e
     example = _example_for(describe, example_input, stepwise)
     workdir = _Workdir()
     path = f"{workdir.name}/model.pt"
+    rng = _RngState()  # the export's own runs leave torch's generators as they found them
     try:
         export(net, path, example_input=example, custom_forward=custom_forward,
                stepwise=stepwise)
+    except EagerNetworkError as e:
+        workdir.cleanup()
+        # The network itself fails on the batch: NeuroBench's run raises the same error.
+        cause = e.cause
+        if hasattr(cause, "add_note"):
+            cause.add_note(f"neurobench_cpp: raised by the network of {describe} on the first "
+                           f"batch")
+        raise cause from None
     except ExportError as e:
         workdir.cleanup()
         raise ModelError(f"{describe}: the network cannot be exported to TorchScript with its "
                          f"exact behaviour, so the C++ harness cannot run it: {e}") from e
+    finally:
+        rng.restore()
     return PreparedModel(None, kind, original, describe, path, stepwise, activation_modules,
                          workdir)
+
+
+class _RngState:
+    """torch's CPU generator (and the current CUDA device's, when there is one) as it is now,
+    put back by restore(): a seeded script's shuffles and draws come out as under NeuroBench,
+    whose runs draw nothing of their own before the first batch."""
+
+    def __init__(self):
+        import torch
+        self.cpu = torch.get_rng_state()
+        self.cuda = torch.cuda.get_rng_state() if torch.cuda.is_available() and \
+            torch.cuda.is_initialized() else None
+
+    def restore(self):
+        import torch
+        torch.set_rng_state(self.cpu)
+        if self.cuda is not None:
+            torch.cuda.set_rng_state(self.cuda)
 
 
 def _activation_names(net, activation_modules):
@@ -275,8 +311,46 @@ def _prepare_wrapper(model, wrapper, owner, example_input):
         return _prepare_script(net, model, kind, describe, stepwise, None)
     activation_modules = _activation_names(
         net, getattr(model, "activation_modules", _default_activation_modules()))
+    if stepwise and isinstance(example_input, _tensor_type()):
+        _check_step_output(net, _example_for(describe, example_input, stepwise), describe)
     return _export(net, model, kind, describe, example_input, custom_forward, stepwise,
                    activation_modules)
+
+
+def _tensor_type():
+    import torch
+    return torch.Tensor
+
+
+def _check_step_output(net, step, describe):
+    """NeuroBench's SNNTorchModel unpacks each timestep's output as `spk_out, _ = net(x)`: an
+    output that does not unpack into two raises ValueError there, and here the same."""
+    import torch
+    from neurobench_export.verify import _reset_like_neurobench, _restore, _snapshot
+    saved = _snapshot(net)
+    try:
+        with torch.no_grad():
+            _reset_like_neurobench(net)
+            out = net(step)
+    except Exception:  # noqa: BLE001 (the export reports the network's own failure)
+        return
+    finally:
+        _restore(saved)
+    count = len(out) if isinstance(out, (tuple, list)) else (
+        out.shape[0] if isinstance(out, torch.Tensor) and out.dim() else None)
+    if count == 2 and isinstance(out, (tuple, list)):
+        return
+    if count is None:
+        raise TypeError(f"cannot unpack non-iterable {type(out).__name__} object")
+    if count > 2:
+        raise ValueError("too many values to unpack (expected 2)")
+    if count < 2:
+        raise ValueError(f"not enough values to unpack (expected 2, got {count})")
+    raise ModelError(
+        f"{describe}: each timestep returns one tensor of shape {list(out.shape)}; NeuroBench's "
+        f"SNNTorchModel unpacks it as (spikes, membrane) along its first dimension, which "
+        f"works only for a batch of 2 and then reads the first sample as the batch's spikes: "
+        f"return (spikes, membrane) from the network")
 
 
 def prepare_model(model, example_input=None):

@@ -6,16 +6,18 @@ What the user gives is translated here (models by `_models.prepare_model`, metri
 description `_core.run()` takes; the C++ side runs the loops without the GIL and calls back into
 Python only for the user's own processors and metrics, and for the next batch of an iterable.
 """
+import contextlib
 import csv
-import itertools
 import json
 import os
 import pathlib
 import sys
 
+from . import _reference
 from ._metrics import PythonMetric, translate_metrics
 from ._models import ModelError, _wrapper_kind, prepare_model
 from ._processors import PythonProcessor, translate_processors
+from ._stream import ManagedMetric, Stream
 
 
 class DatasetKind:
@@ -54,82 +56,66 @@ def _describe(obj):
     return f"{name}"
 
 
-def _batch_size_of(item, where):
-    """The first dimension of a batch's data, checked as the C++ side checks it."""
-    if not isinstance(item, (tuple, list)) or len(item) not in (2, 3):
-        what = type(item).__name__ if not isinstance(item, (tuple, list)) else \
-            f"{type(item).__name__} of {len(item)} elements"
-        raise ValueError(f"{where} is a {what}; expected (data, targets) or "
-                         f"(data, targets, kwargs)")
-    data = item[0]
-    if not hasattr(data, "dim") or not hasattr(data, "size"):
-        raise ValueError(f"{where}'s data (element 0) is a {type(data).__name__}; expected a "
-                         f"torch.Tensor")
-    if data.dim() == 0:
-        raise ValueError(f"{where}'s data is a 0-d tensor; expected (batch, ...)")
-    return int(data.size(0))
+class _CalledOncePerBatch:
+    """A Python pre-processor that an export ran on the first batch: its result is kept and
+    given back for the run's first call, so that the script's pre-processor runs once per
+    batch, as under NeuroBench (a counter, a print or a random draw in it happens as often)."""
 
+    def __init__(self, fn):
+        self.fn = fn
+        self._recording = False
+        self._kept = None
 
-class _Stream:
-    """An iterable of batches as the C++ side reads it: an iterator, how many batches it gives
-    and the data set length each batch's weight is taken of (NeuroBench's
-    len(dataloader.dataset)), and its first batch (for exporting an eager network)."""
+    def record(self):
+        """The next call is the export's: kept for the run's first call."""
+        self._recording, self._kept = True, None
 
-    def __init__(self, data):
-        name = type(data).__name__
-        self.name = f"Python {name}"
-        self.batch_size = getattr(data, "batch_size", None)
-        dataset = getattr(data, "dataset", None)
-        counted = None
-        if dataset is not None:
-            try:
-                counted = (len(data), len(dataset))
-            except TypeError:  # an IterableDataset without a length
-                counted = None
-        if counted is None:
-            # A list or tuple of batches, or any other iterable: read once here (a generator is
-            # kept in memory) to count its batches and samples.
-            items = data if isinstance(data, (list, tuple)) else list(data)
-            sizes = [_batch_size_of(b, f"{self.name}: batch {i}") for i, b in enumerate(items)]
-            counted = (len(items), sum(sizes))
-            iterator = iter(items)
-        else:
-            iterator = iter(data)
-        self.num_batches, self.dataset_len = counted
-        if self.num_batches == 0 or self.dataset_len == 0:
-            raise ValueError(f"{self.name}: the data hold no batches")
-        self.first = next(iterator)
-        _batch_size_of(self.first, f"{self.name}: batch 0")
-        self.iterator = itertools.chain([self.first], iterator)
-        if not isinstance(self.batch_size, int) or self.batch_size < 1:
-            self.batch_size = _batch_size_of(self.first, self.name)
+    def forget(self):
+        self._recording, self._kept = False, None
+
+    def __call__(self, batch):
+        if self._recording:
+            self._recording = False
+            self._kept = (self.fn(batch),)
+            return self._kept[0]
+        if self._kept is not None:
+            kept, self._kept = self._kept, None
+            return kept[0]
+        return self.fn(batch)
 
 
 def _processor_entries(items, stage):
     out = []
     for p in translate_processors(items, stage):
         if isinstance(p, PythonProcessor):
-            out.append(("py", p.fn, p.describe or _describe(p.fn)))
+            fn = _CalledOncePerBatch(p.fn) if stage == "pre" else p.fn
+            out.append(("py", fn, p.describe or _describe(p.fn)))
         else:
             out.append(("cpp", p.name, json.dumps(p.options)))
     return out
 
 
+def _python_pre(entries):
+    """The kept-result wrappers of the Python pre-processors of `entries`."""
+    return [fn for kind, fn, _ in entries if kind == "py" and isinstance(fn, _CalledOncePerBatch)]
+
+
 def _net_state(net):
-    """What the exported copy of `net` was made from: its modules (by name and identity) and
-    a copy of each parameter and buffer."""
-    modules, tensors = _net_state_views(net)
-    return modules, {k: v.clone() for k, v in tensors.items()}
+    """What the exported copy of `net` was made from: its modules (by name and identity), a
+    copy of each parameter, and its buffers' names (their values, the network's state, are
+    given to each run as they are then)."""
+    modules, tensors, buffers = _net_state_views(net)
+    return modules, {k: v.clone() for k, v in tensors.items()}, buffers
 
 
 def _same_net_state(snapshot, net):
-    """Whether `net` still has the modules and the parameter and buffer values of
+    """Whether `net` still has the modules, the parameter values and the buffers of
     `snapshot`."""
     import torch
     if net is None:
         return False
-    modules, tensors = _net_state_views(net)
-    if modules != snapshot[0] or tensors.keys() != snapshot[1].keys():
+    modules, tensors, buffers = _net_state_views(net)
+    if modules != snapshot[0] or tensors.keys() != snapshot[1].keys() or buffers != snapshot[2]:
         return False
     return all(t.dtype == snapshot[1][k].dtype and t.shape == snapshot[1][k].shape
                and torch.equal(t, snapshot[1][k]) for k, t in tensors.items())
@@ -138,8 +124,33 @@ def _same_net_state(snapshot, net):
 def _net_state_views(net):
     modules = [(name, id(m)) for name, m in net.named_modules()]
     tensors = {f"p:{k}": v.detach() for k, v in net.named_parameters()}
-    tensors.update({f"b:{k}": v.detach() for k, v in net.named_buffers()})
-    return modules, tensors
+    buffers = [name for name, _ in net.named_buffers()]
+    return modules, tensors, buffers
+
+
+def _buffers_of(net):
+    """The network's buffers now, (name, tensor) on the CPU: the state NeuroBench's run starts
+    from (a spiking neuron's membrane after the last run, a recurrent network's state)."""
+    return [(name, b.detach().to("cpu")) for name, b in net.named_buffers()]
+
+
+def _write_back(net, buffers):
+    """Puts the state the C++ run left (`buffers`, (name, tensor) pairs) into the eager network,
+    as NeuroBench's run leaves its own network: a later Footprint sees a membrane of the last
+    batch's shape, and a network that carries state between batches starts the next run from
+    it. Only buffers that changed are replaced, each on its own device."""
+    import torch
+    own = dict(net.named_buffers())
+    for name, value in buffers:
+        old = own.get(name)
+        if old is None or (old.shape == value.shape and old.dtype == value.dtype and
+                           torch.equal(old.detach().cpu(), value)):
+            continue
+        owner = net
+        *path, local = name.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        owner._buffers[local] = value.to(old.device)
 
 
 def _metrics_scope_of(model):
@@ -196,6 +207,8 @@ class Benchmark:
                     f"(docs/writing-a-metric.md)")
         self._prepared = None
         self._net_snapshot = None  # the eager network's modules and tensors when exported
+        # NeuroBench's SynapticOperations drops a layer it fails on for good: kept across runs.
+        self._synaptic_replay = None
         self.results = None
         self.last_run = None  # what the C++ harness returned for the last run (docs/python.md)
 
@@ -206,8 +219,13 @@ class Benchmark:
             # The script changed the network between runs (FSCIL's prototypes written into
             # the readout): NeuroBench runs the network as it is now, so it is exported again.
             self._prepared = None
+        for fn in _python_pre(self._pre):
+            fn.forget()
         if self._prepared is None:
             example = None
+            if not self._is_ready_script():
+                for fn in _python_pre(self._pre):
+                    fn.record()  # the run's first batch reuses what the export computed
             if stream is not None and not self._is_ready_script():
                 if any(kind == "cpp" for kind, _, _ in self._pre):
                     # C++ pre-processors (NeuroBench's S2S and MFCC translated, ours by name)
@@ -215,8 +233,8 @@ class Benchmark:
                     example = _core_module().apply_pre(self._pre, stream.first)
                 else:
                     example = stream.first
-                    for p in self._pre_items:
-                        example = p(example)
+                    for _, fn, _ in self._pre:
+                        example = fn(example)
                     example = example[0]
             elif kind_spec is not None and not self._is_ready_script():
                 example = _core_module().example_input(kind_spec)
@@ -236,20 +254,50 @@ class Benchmark:
         import torch
         return isinstance(self.model, (str, os.PathLike, torch.jit.ScriptModule))
 
-    def _python_workload(self, original):
+    def _python_workload(self, original, stream):
+        """The user's workload metrics for the C++ side: (update, compute, reset, key). Over a
+        Python iterable, NeuroBench's manager is followed in Python (ManagedMetric); over a data
+        set kind, a plain metric's values are weighted in C++."""
         out = []
         for m in self._workload:
             if not isinstance(m, PythonMetric):
+                continue
+            accumulated = m.kind == "accumulated"
+            if stream is not None:
+                managed = ManagedMetric(m.obj, accumulated, m.result_key, original,
+                                        stream.dataset_len)
+                out.append((managed.update, managed.compute, managed.reset, m.result_key))
                 continue
             obj = m.obj
 
             def update(preds, data, obj=obj):
                 return obj(original, preds, data)
 
-            if m.kind == "accumulated":
+            if accumulated:
                 out.append((update, obj.compute, obj.reset, m.result_key))
             else:
                 out.append((update, None, None, m.result_key))
+        return out
+
+    def _cpp_workload(self):
+        """The C++ workload metrics as (name, options JSON), with what NeuroBench's own code
+        does where it fails (_reference.py): its SynapticOperations counted per layer on a
+        network where its count can fail part-way."""
+        net = self._exported_net()
+        per_layer = False
+        if net is not None:
+            risky, copies = _reference.synaptic_failures(net)
+            per_layer = risky
+            if self._synaptic_replay is None or self._synaptic_replay.copy_failures != copies:
+                self._synaptic_replay = _reference.SynapticOperationsReplay(copies)
+        out = []
+        for m in self._workload:
+            if isinstance(m, PythonMetric):
+                continue
+            options = dict(m.options)
+            if per_layer and m.neurobench and m.name == "SynapticOperations":
+                options["per_layer"] = True
+            out.append((m.name, json.dumps(options)))
         return out
 
     def _spec(self, data, quiet, verbose, device):
@@ -259,8 +307,13 @@ class Benchmark:
                              dataset_options=json.dumps(data.options),
                              batch_size=data.batch_size, pre=self._pre, quiet=bool(quiet))
         else:
-            stream = _Stream(data)
-        prepared = self._prepared_model(stream, kind_spec)
+            stream = Stream(data, quiet)
+        try:
+            prepared = self._prepared_model(stream, kind_spec)
+        except BaseException:
+            if stream is not None:
+                stream.close()
+            raise
         cpp = [m for m in self._workload if not isinstance(m, PythonMetric)]
         spec = {
             "model_path": prepared.path,
@@ -271,13 +324,17 @@ class Benchmark:
             "post": self._post,
             "static": [(m.name, json.dumps(m.options)) for m in self._static
                        if not isinstance(m, PythonMetric)],
-            "workload": [(m.name, json.dumps(m.options)) for m in cpp],
-            "python_workload": self._python_workload(prepared.original),
-            "quiet": bool(quiet),
+            "workload": self._cpp_workload(),
+            "python_workload": self._python_workload(prepared.original, stream),
+            # NeuroBench's tqdm bar stands for the C++ one over a Python iterable
+            "quiet": bool(quiet) or stream is not None,
             "verbose": bool(verbose),
             "device": "cpu" if device is None else str(device),
             "metrics_scope": _metrics_scope_of(self.model),
         }
+        net = self._exported_net()
+        if net is not None:
+            spec["buffers"] = _buffers_of(net)
         if stream is None:
             spec.update(kind_spec)
         else:
@@ -286,17 +343,21 @@ class Benchmark:
             spec.update(batches=stream.iterator, num_batches=stream.num_batches,
                         dataset_len=stream.dataset_len, data_name=stream.name,
                         batch_size=stream.batch_size, keep_batches=timing)
-        return spec, prepared
+        return spec, prepared, stream
 
     def run(self, quiet=False, verbose=False, dataloader=None, preprocessors=None,
             postprocessors=None, device=None):
         """Runs the benchmark (NeuroBench's Benchmark.run, same arguments) and returns the
         results dict: each metric's value under NeuroBench's key, static metrics first.
         `preprocessors` / `postprocessors` replace the lists for this run and the next, as in
-        NeuroBench."""
+        NeuroBench. With `quiet`, nothing is printed (NeuroBench redirects stdout too)."""
         core = _core_module()
-        if not quiet:
+        with contextlib.redirect_stdout(None if quiet else sys.stdout):
             print("Running benchmark")
+            return self._run(core, quiet, verbose, dataloader, preprocessors, postprocessors,
+                             device)
+
+    def _run(self, core, quiet, verbose, dataloader, preprocessors, postprocessors, device):
         self.results = None
         if preprocessors is not None:
             self._pre_items = list(preprocessors)
@@ -308,36 +369,68 @@ class Benchmark:
         if data is None:
             raise ValueError("no data: give a DataLoader (or any iterable of batches, or a "
                              "DatasetKind) to Benchmark(...) or to run(dataloader=...)")
-        spec, prepared = self._spec(data, quiet, verbose, device)
-        results = {}
-        for m in self._static:  # the user's static metrics, in Python on the model given
-            if isinstance(m, PythonMetric):
-                try:
-                    results[m.result_key] = m.obj(prepared.original)
-                except Exception as e:  # as NeuroBench: reported, the others still run
-                    print(f"Error running metric '{m.result_key}': {e}")
-                    results[m.result_key] = None
-        out = core.run(spec)
+        spec, prepared, stream = self._spec(data, quiet, verbose, device)
+        try:
+            results = {}
+            for m in self._static:  # the user's static metrics, in Python on the model given
+                if isinstance(m, PythonMetric):
+                    try:
+                        results[m.result_key] = m.obj(prepared.original)
+                    except Exception as e:  # as NeuroBench: reported, the others still run
+                        print(f"Error running metric '{m.result_key}': {e}")
+                        results[m.result_key] = None
+            out = core.run(spec)
+            if stream is not None:
+                stream.finish()
+        finally:
+            if stream is not None:
+                stream.close()
         self.last_run = out
+        net = self._exported_net()
+        if net is not None:
+            _write_back(net, out["buffers"])
+        self.results = self._assemble(out, results, prepared)
+        return self.results
+
+    def _assemble(self, out, results, prepared):
+        """The results dict in NeuroBench's order and keys, with its outcome where its own code
+        fails (_reference.py), and its messages printed."""
         values = out["values"]
         names = iter(out["names"])
         failed = dict(out["failures"])
+        neuron_failure = _reference.neuron_operations_failure(self.model) \
+            if self._exported_net() is not None else None
         ordered = {}
         for m in self._static + self._workload:
             if isinstance(m, PythonMetric):
-                key = registered = m.result_key
-                value = results[key] if m.kind == "static" else values.get(key)
-            else:
-                registered = next(names)
-                key, value = m.result_key or m.name, values.get(registered)
-            if registered in failed and not quiet:
-                print(f"Error running metric '{key}': {failed[registered]}")
+                key = m.result_key
+                ordered[key] = results[key] if m.kind == "static" else values.get(key)
+                if m.kind != "static" and key in failed:
+                    print(f"Error running workload metric '{key}': {failed[key]}")
+                    ordered[key] = 0.0
+                continue
+            registered = next(names)
+            key, value = m.result_key or m.name, values.get(registered)
+            static = m in self._static
+            if m.neurobench and m.name == "NeuronOperations" and neuron_failure is not None:
+                for _ in range(out["batches"]):
+                    print(f"Error running workload metric '{key}': {neuron_failure}")
+                value = 0.0
+            elif registered in failed:
+                kind = "metric" if static else "workload metric"
+                print(f"Error running {kind} '{key}': {failed[registered]}")
+                value = None if static else 0.0
+            elif isinstance(value, dict) and "batches" in value and \
+                    m.name == "SynapticOperations":
+                value, messages = self._synaptic_replay.value(value)
+                for message in messages:
+                    print(f"Error running workload metric '{key}': {message}")
             ordered[key] = value
         for w in out["warnings"]:
-            if not quiet:
-                print(f"neurobench_cpp: warning: {w}", file=sys.stderr)
-        self.results = ordered
-        return self.results
+            if prepared.path:
+                w = w.replace(prepared.path, prepared.describe)
+            print(f"neurobench_cpp: warning: {w}", file=sys.stderr)
+        return ordered
 
     # --- exports of the network, as NeuroBench's Benchmark ---------------------------------------
     def _eager_net(self, method):

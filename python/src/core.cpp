@@ -21,6 +21,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <torch/csrc/autograd/python_variable.h>
+#include <torch/csrc/jit/python/pybind_utils.h>
 #include <torch/csrc/utils/pybind.h>
 
 #include <neurobench/benchmark.hpp>
@@ -125,9 +126,69 @@ at::Tensor tensor_of(const py::handle& value, const std::string& what) {
   return THPVariable_Unpack(value.ptr());  // shares the tensor's storage: no copy
 }
 
+// A model input that is not one tensor ([x, (h, c)], as NeuroBench's recurrent test models
+// take), as the IValue the module's forward takes: `type` is its argument's type (a tuple
+// where it says Tuple, a list where it says List; tuples when unknown).
+c10::IValue input_of(const py::handle& value, const c10::TypePtr& type, const std::string& what) {
+  if (THPVariable_Check(value.ptr())) return THPVariable_Unpack(value.ptr());
+  if (value.is_none()) return c10::IValue();
+  c10::TypePtr expected = type;
+  if (expected && expected->kind() == c10::TypeKind::OptionalType) {
+    expected = expected->expectRef<c10::OptionalType>().getElementType();
+  }
+  if (!(py::isinstance<py::tuple>(value) || py::isinstance<py::list>(value))) {
+    throw nb::InputError(fmt::format(
+        "{} holds a {}; a model input is a tensor or tensors in (nested) lists and tuples", what,
+        py::str(value.get_type().attr("__name__")).cast<std::string>()));
+  }
+  const auto seq = py::reinterpret_borrow<py::sequence>(value);
+  if (expected && expected->kind() == c10::TypeKind::ListType) {
+    const c10::TypePtr element = expected->expectRef<c10::ListType>().getElementType();
+    c10::impl::GenericList list(element);
+    for (std::size_t i = 0; i < seq.size(); ++i) {
+      list.push_back(input_of(seq[i], element, fmt::format("{}[{}]", what, i)));
+    }
+    return list;
+  }
+  std::vector<c10::TypePtr> elements;
+  if (expected && expected->kind() == c10::TypeKind::TupleType) {
+    const auto& types = expected->expectRef<c10::TupleType>().elements();
+    if (types.size() != seq.size()) {
+      throw nb::InputError(fmt::format("{} has {} elements; the model's forward takes {}", what,
+                                       seq.size(), expected->annotation_str()));
+    }
+    elements.assign(types.begin(), types.end());
+  }
+  std::vector<c10::IValue> out;
+  for (std::size_t i = 0; i < seq.size(); ++i) {
+    out.push_back(
+        input_of(seq[i], elements.empty() ? nullptr : elements[i], fmt::format("{}[{}]", what, i)));
+  }
+  return c10::ivalue::Tuple::create(std::move(out));
+}
+
+// The first tensor of a structured input, depth first: the batch's size and device.
+at::Tensor first_tensor_of(const c10::IValue& value) {
+  if (value.isTensor()) return value.toTensor();
+  if (value.isTuple()) {
+    for (const c10::IValue& e : value.toTupleRef().elements()) {
+      if (at::Tensor t = first_tensor_of(e); t.defined()) return t;
+    }
+  }
+  if (value.isList()) {
+    for (const c10::IValue& e : value.toList()) {
+      if (at::Tensor t = first_tensor_of(e); t.defined()) return t;
+    }
+  }
+  return {};
+}
+
 // The batch a Python object is: (data, targets) or (data, targets, kwargs). Tensors in
-// kwargs become extras; other values stay on the Python side.
-nb::Batch batch_of(const py::handle& item, const std::string& what) {
+// kwargs become extras; other values stay on the Python side. With `input_type` (the model's
+// forward argument), data may also be tensors in lists and tuples (Batch::input); `structured`
+// then receives the Python object itself.
+nb::Batch batch_of(const py::handle& item, const std::string& what,
+                   const c10::TypePtr* input_type = nullptr, py::object* structured = nullptr) {
   if (!(py::isinstance<py::tuple>(item) || py::isinstance<py::list>(item))) {
     throw nb::InputError(
         fmt::format("{} is a {}; expected (data, targets) or (data, targets, kwargs)", what,
@@ -140,7 +201,19 @@ nb::Batch batch_of(const py::handle& item, const std::string& what) {
                     seq.size()));
   }
   nb::Batch batch;
-  batch.data = tensor_of(seq[0], what + "'s data (element 0)");
+  if (input_type != nullptr && !THPVariable_Check(seq[0].ptr()) &&
+      (py::isinstance<py::list>(seq[0]) || py::isinstance<py::tuple>(seq[0]))) {
+    auto input = std::make_shared<const c10::IValue>(
+        input_of(seq[0], *input_type, what + "'s data (element 0)"));
+    batch.data = first_tensor_of(*input);
+    if (!batch.data.defined()) {
+      throw nb::InputError(fmt::format("{}'s data (element 0) holds no tensor", what));
+    }
+    batch.input = std::move(input);
+    if (structured != nullptr) *structured = py::reinterpret_borrow<py::object>(seq[0]);
+  } else {
+    batch.data = tensor_of(seq[0], what + "'s data (element 0)");
+  }
   batch.targets = tensor_of(seq[1], what + "'s targets (element 1)");
   if (batch.data.dim() == 0) {
     throw nb::InputError(fmt::format("{}'s data is a 0-d tensor; expected (batch, ...)", what));
@@ -153,12 +226,16 @@ nb::Batch batch_of(const py::handle& item, const std::string& what) {
   return batch;
 }
 
-py::tuple tuple_of(const nb::Batch& batch, const py::object& kwargs) {
-  if (!kwargs.is_none()) return py::make_tuple(batch.data, batch.targets, kwargs);
-  if (batch.extras.empty()) return py::make_tuple(batch.data, batch.targets);
+// A batch as Python gets it; `structured`: its data when the batch has a structured input (the
+// Python object a pre-processor returned), else None.
+py::tuple tuple_of(const nb::Batch& batch, const py::object& kwargs,
+                   const py::object& structured = py::none()) {
+  const py::object data = structured.is_none() ? py::cast(batch.data) : structured;
+  if (!kwargs.is_none()) return py::make_tuple(data, batch.targets, kwargs);
+  if (batch.extras.empty()) return py::make_tuple(data, batch.targets);
   py::dict extras;
   for (const auto& [k, v] : batch.extras) extras[py::str(k)] = v;
-  return py::make_tuple(batch.data, batch.targets, extras);
+  return py::make_tuple(data, batch.targets, extras);
 }
 
 // --- a Python iterable of batches as a data set -----------------------------------------------
@@ -245,6 +322,15 @@ class PyBatchStream final : public nb::Dataset {
 struct PyContext {
   std::shared_ptr<PyBatchStream> stream;
   std::shared_ptr<PyErrorSlot> errors;
+  // The model's forward argument type, for pre-processors that return a structured input;
+  // null when the model is not known (the data are then tensors only).
+  c10::TypePtr input_type;
+  bool takes_structured = false;  // set with input_type
+  // The Python object of the current batch's structured input (a pre-processor's), or None.
+  py::object structured = py::none();
+  // The model, whose whole output (a tuple: (logits, state)) the first post-processor gets
+  // when it is Python, as NeuroBench hands the model's output to its post-processors.
+  std::shared_ptr<nb::TorchScriptModel> model;
 
   // The batch as NeuroBench gives it to metrics: the iterable's own, else `batch` as a tuple.
   [[nodiscard]] py::object data_of(const nb::Batch& batch) const {
@@ -268,8 +354,14 @@ class PyPreProcessor final : public nb::PreProcessor {
   nb::Batch operator()(const nb::Batch& batch) override {
     py::gil_scoped_acquire gil;
     try {
-      py::object out = fn_(tuple_of(batch, context_->kwargs()));
-      return batch_of(out, "pre-processor " + name_ + "'s result");
+      const py::object given = batch.input ? context_->structured : py::object(py::none());
+      py::object out = fn_(tuple_of(batch, context_->kwargs(), given));
+      py::object structured = py::none();
+      nb::Batch result =
+          batch_of(out, "pre-processor " + name_ + "'s result",
+                   context_->takes_structured ? &context_->input_type : nullptr, &structured);
+      context_->structured = structured;
+      return result;
     } catch (py::error_already_set& e) {
       throw nb::InputError(context_->errors->keep(e, "pre-processor " + name_));
     }
@@ -283,8 +375,9 @@ class PyPreProcessor final : public nb::PreProcessor {
 
 class PyPostProcessor final : public nb::PostProcessor {
  public:
-  PyPostProcessor(py::object fn, std::string name, std::shared_ptr<PyContext> context)
-      : fn_(std::move(fn)), name_(std::move(name)), context_(std::move(context)) {}
+  // `first`: the chain's first post-processor, which gets the model's whole output.
+  PyPostProcessor(py::object fn, std::string name, std::shared_ptr<PyContext> context, bool first)
+      : fn_(std::move(fn)), name_(std::move(name)), context_(std::move(context)), first_(first) {}
   ~PyPostProcessor() override {
     py::gil_scoped_acquire gil;
     fn_ = py::object();
@@ -293,7 +386,12 @@ class PyPostProcessor final : public nb::PostProcessor {
   at::Tensor operator()(const at::Tensor& preds) override {
     py::gil_scoped_acquire gil;
     try {
-      return tensor_of(fn_(preds), "post-processor " + name_ + "'s result");
+      py::object given = py::cast(preds);
+      if (first_ && context_->model) {
+        const c10::IValue& whole = context_->model->last_output();
+        if (!whole.isTensor() && !whole.isNone()) given = torch::jit::toPyObject(whole);
+      }
+      return tensor_of(fn_(given), "post-processor " + name_ + "'s result");
     } catch (py::error_already_set& e) {
       throw nb::InputError(context_->errors->keep(e, "post-processor " + name_));
     }
@@ -303,6 +401,7 @@ class PyPostProcessor final : public nb::PostProcessor {
   py::object fn_;
   std::string name_;
   std::shared_ptr<PyContext> context_;
+  bool first_ = false;
 };
 
 // --- Python workload metrics ------------------------------------------------------------------
@@ -430,7 +529,8 @@ std::vector<std::unique_ptr<nb::PostProcessor>> post_processors_of(
       out.push_back(nb::post_processors().create(t[1].cast<std::string>(), options_of(t[2])));
     } else {
       out.push_back(std::make_unique<PyPostProcessor>(py::reinterpret_borrow<py::object>(t[1]),
-                                                      t[2].cast<std::string>(), context));
+                                                      t[2].cast<std::string>(), context,
+                                                      out.empty()));
     }
   }
   return out;
@@ -543,10 +643,12 @@ void core_rethrow_python_error(PyErrorSlot& slot, const std::exception& e) {
 }
 
 // The model's input for one batch given in Python: the batch through the pre-processor chain
-// (C++ and Python ones, as run() chains them). An eager network is exported on it.
-at::Tensor apply_pre(const py::list& pre, const py::handle& item) {
+// (C++ and Python ones, as run() chains them). An eager network is exported on it: a tensor,
+// or the structured input ([x, state]) a Python pre-processor returned, as it returned it.
+py::object apply_pre(const py::list& pre, const py::handle& item) {
   auto context = std::make_shared<PyContext>();
   context->errors = std::make_shared<PyErrorSlot>();
+  context->takes_structured = true;  // the model is not known yet: tuples and lists as given
   nb::Batch batch = batch_of(item, "the example batch");
   auto chain = pre_processors_of(pre, context);
   try {
@@ -556,7 +658,19 @@ at::Tensor apply_pre(const py::list& pre, const py::handle& item) {
     core_rethrow_python_error(*context->errors, e);
     throw;
   }
-  return batch.data;
+  if (batch.input) return context->structured;
+  return py::cast(batch.data);
+}
+
+// The buffers given as (name, tensor) pairs: the state the eager network holds now.
+std::vector<nb::NamedTensor> buffers_of(const py::handle& items) {
+  std::vector<nb::NamedTensor> out;
+  for (const auto& item : items.cast<py::list>()) {
+    const auto t = item.cast<py::tuple>();
+    const auto name = t[0].cast<std::string>();
+    out.push_back({name, tensor_of(t[1], "buffer " + name)});
+  }
+  return out;
 }
 
 py::dict run(const py::dict& spec) {
@@ -575,6 +689,17 @@ py::dict run(const py::dict& spec) {
   model_options.stepwise = spec["stepwise"].cast<bool>();
   auto model =
       std::make_shared<nb::TorchScriptModel>(spec["model_path"].cast<std::string>(), model_options);
+  // The state the eager network holds now (what NeuroBench's run starts from), and the type
+  // its forward takes, for inputs such as [x, (h, c)].
+  if (spec.contains("buffers")) model->set_buffers(buffers_of(spec["buffers"]));
+  {
+    const auto& arguments =
+        model->module().get_method("forward").function().getSchema().arguments();
+    if (arguments.size() >= 2) context->input_type = arguments[1].type();
+    context->takes_structured = true;
+  }
+  const std::shared_ptr<nb::TorchScriptModel> ran = model;
+  context->model = model;
   nb::LoaderOptions loader_options;
   loader_options.batch_size = spec["batch_size"].cast<int64_t>();
   nb::LayerSetup layers = nb::Benchmark::default_layers();
@@ -594,7 +719,15 @@ py::dict run(const py::dict& spec) {
     core_rethrow_python_error(*context->errors, e);  // the user's own exception, as itself
     throw;
   }
-  return results_of(*results, names);
+  py::dict out = results_of(*results, names);
+  // The network's state after the run (NeuroBench's eager network keeps its own): copies on the
+  // CPU, made outside inference mode so that Python may use them as it likes.
+  py::list buffers;
+  for (const nb::NamedTensor& b : ran->live_buffers()) {
+    buffers.append(py::make_tuple(b.name, b.value.to(at::kCPU).clone()));
+  }
+  out["buffers"] = buffers;
+  return out;
 }
 
 }  // namespace

@@ -240,7 +240,7 @@ class MetricTranslation(unittest.TestCase):
 
     def test_renamed_subclass_runs_in_cpp(self):
         _, w = translate_metrics([[], [RenamedAccuracy]])
-        self.assertEqual(w, [CppMetric("ClassificationAccuracy", {}, "RenamedAccuracy")])
+        self.assertEqual(w, [CppMetric("ClassificationAccuracy", {}, "RenamedAccuracy", True)])
 
     def test_repeated_key_keeps_first_place_last_metric(self):
         _, w = translate_metrics([[], [MyWorkload, nb_workload.MSE, MyWorkload]])
@@ -556,7 +556,8 @@ class ModelPreparation(unittest.TestCase):
                 (lambda: prepare_model(SNNTorchModel(StepNet()), torch.zeros(4)), ModelError,
                  "SNNTorchModel's input is (batch, timesteps, ...)"),
                 (lambda: prepare_model(TorchModel(mlp()), [1, 2]), ModelError,
-                 "the model's input must be a tensor"),
+                 "the model's input[0] must be a tensor or tensors in lists and tuples, got "
+                 "int"),
             ]
             for make, error, text in cases:
                 with self.subTest(text=text):
