@@ -62,8 +62,10 @@ def plain(obj):
     import torch
     if isinstance(obj, dict):
         return {str(k): plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [plain(v) for v in obj]
     if isinstance(obj, torch.Tensor):
-        return obj.item()
+        return obj.item() if obj.numel() == 1 else obj.tolist()
     if isinstance(obj, (np.floating, np.integer)):
         return obj.item()
     return obj
