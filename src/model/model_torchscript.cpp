@@ -536,37 +536,51 @@ std::vector<NamedTensor> TorchScriptModel::live_buffers() const {
   return out;
 }
 
-void TorchScriptModel::set_buffers(const std::vector<NamedTensor>& buffers) {
-  for (const NamedTensor& b : buffers) {
-    const std::size_t dot = b.name.rfind('.');
-    torch::jit::Module owner = impl_->module;
-    if (dot != std::string::npos) {
-      std::string rest = b.name.substr(0, dot);
-      for (std::size_t start = 0; start <= rest.size();) {
-        const std::size_t end = std::min(rest.find('.', start), rest.size());
-        const std::string part = rest.substr(start, end - start);
-        const c10::optional<torch::jit::Module> child =
-            owner.hasattr(part) && owner.attr(part).isModule()
-                ? c10::optional<torch::jit::Module>(owner.attr(part).toModule())
-                : c10::nullopt;
-        if (!child) {
-          throw InputError(fmt::format("{}: has no submodule '{}' for buffer '{}'",
-                                       impl_->description, rest.substr(0, end), b.name));
-        }
-        owner = *child;
-        start = end + 1;
+namespace {
+
+// Sets buffer `name` (dotted) of `root`; false when `root` has no buffer of that name (the
+// message in `why`).
+bool set_buffer(torch::jit::Module root, const std::string& name, const torch::Tensor& value,
+                std::string& why) {
+  const std::size_t dot = name.rfind('.');
+  torch::jit::Module owner = root;
+  if (dot != std::string::npos) {
+    const std::string rest = name.substr(0, dot);
+    for (std::size_t start = 0; start <= rest.size();) {
+      const std::size_t end = std::min(rest.find('.', start), rest.size());
+      const std::string part = rest.substr(start, end - start);
+      if (!owner.hasattr(part) || !owner.attr(part).isModule()) {
+        why = fmt::format("has no submodule '{}' for buffer '{}'", rest.substr(0, end), name);
+        return false;
       }
+      owner = owner.attr(part).toModule();
+      start = end + 1;
     }
-    const std::string local = dot == std::string::npos ? b.name : b.name.substr(dot + 1);
-    const c10::optional<std::size_t> slot = owner.type()->findAttributeSlot(local);
-    if (!slot || !owner.type()->is_buffer(*slot)) {
-      throw InputError(fmt::format("{}: has no buffer '{}'", impl_->description, b.name));
-    }
-    owner.register_buffer(local, b.value.to(impl_->device));
   }
-  impl_->dirty = true;  // an instrumented clone holds the old values: made again
-  impl_->instrumentation.reset();
+  const std::string local = dot == std::string::npos ? name : name.substr(dot + 1);
+  const c10::optional<std::size_t> slot = owner.type()->findAttributeSlot(local);
+  if (!slot || !owner.type()->is_buffer(*slot)) {
+    why = fmt::format("has no buffer '{}'", name);
+    return false;
+  }
+  owner.register_buffer(local, value);
+  return true;
 }
+
+}  // namespace
+
+void TorchScriptModel::set_buffers(const std::vector<NamedTensor>& buffers) {
+  std::string why;
+  for (const NamedTensor& b : buffers) {
+    const torch::Tensor value = b.value.to(impl_->device);
+    if (!set_buffer(impl_->module, b.name, value, why)) {
+      throw InputError(fmt::format("{}: {}", impl_->description, why));
+    }
+    // The instrumented clone has objects of its own: the same value there, so that it is kept.
+    if (impl_->instrumentation) (void)set_buffer(impl_->instrumentation->module(), b.name, value, why);
+  }
+}
+
 
 const TorchScriptOptions& TorchScriptModel::options() const { return impl_->options; }
 
