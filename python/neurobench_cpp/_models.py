@@ -226,7 +226,7 @@ def _state_with_history(net):
 
 
 def _export(net, original, kind, describe, example_input, custom_forward, stepwise,
-            activation_modules):
+            activation_modules, cache=None):
     try:
         from neurobench_export import EagerNetworkError, ExportError, export
         from neurobench_export.pruning import masks_applied
@@ -243,6 +243,12 @@ def _export(net, original, kind, describe, example_input, custom_forward, stepwi
             f"autograd history left by a forward pass run with gradients; the exporter cannot "
             f"copy them, and TorchScript carries state only in buffers")
     example = _example_for(describe, example_input, stepwise)
+    from . import _cache
+    cache_key = _cache.key(net, kind, custom_forward, stepwise, example) if cache else None
+    cached = _cache.lookup(cache, cache_key)
+    if cached is not None:  # exported and checked by an earlier process
+        return PreparedModel(None, kind, original, describe, cached, stepwise,
+                             activation_modules, None)
     workdir = _Workdir()
     path = f"{workdir.name}/model.pt"
     rng = _RngState()  # the export's own runs leave torch's generators as they found them
@@ -263,6 +269,7 @@ def _export(net, original, kind, describe, example_input, custom_forward, stepwi
                          f"exact behaviour, so the C++ harness cannot run it: {e}") from e
     finally:
         rng.restore()
+    _cache.store(cache, cache_key, path, describe)
     return PreparedModel(None, kind, original, describe, path, stepwise, activation_modules,
                          workdir)
 
@@ -295,7 +302,7 @@ def _activation_names(net, activation_modules):
     return tuple(names)
 
 
-def _prepare_wrapper(model, wrapper, owner, example_input):
+def _prepare_wrapper(model, wrapper, owner, example_input, cache=None):
     net = getattr(model, "net", None)
     if net is None:
         raise ModelError(f"{owner} {wrapper} {type(model).__name__} has no network (.net)")
@@ -314,7 +321,7 @@ def _prepare_wrapper(model, wrapper, owner, example_input):
     if stepwise and isinstance(example_input, _tensor_type()):
         _check_step_output(net, _example_for(describe, example_input, stepwise), describe)
     return _export(net, model, kind, describe, example_input, custom_forward, stepwise,
-                   activation_modules)
+                   activation_modules, cache)
 
 
 def _tensor_type():
@@ -353,7 +360,7 @@ def _check_step_output(net, step, describe):
         f"return (spikes, membrane) from the network")
 
 
-def prepare_model(model, example_input=None):
+def prepare_model(model, example_input=None, cache_dir=None):
     """The model as NeuroBench's Benchmark takes it -> PreparedModel for the C++ harness.
 
     model: NeuroBench's TorchModel(net) or SNNTorchModel(net, custom_forward=...), ours
@@ -363,13 +370,14 @@ def prepare_model(model, example_input=None):
         pre-processors); needed for an eager network, which is exported on it. For
         SNNTorchModel without custom_forward it is (batch, timesteps, ...) and its first
         timestep is the exporter's example.
+    cache_dir: the export cache's folder (_cache.py), or None for no cache.
     Raises TypeError for anything else, ModelError when the model cannot run exactly.
     """
     import os
     found = _wrapper_kind(model)
     if found is not None:
         wrapper, owner = found
-        return _prepare_wrapper(model, wrapper, owner, example_input)
+        return _prepare_wrapper(model, wrapper, owner, example_input, cache_dir)
     if _is_script_module(model):
         return _prepare_script(model, model, "torchscript",
                                f"TorchScript module {getattr(model, 'original_name', '')}".strip(),

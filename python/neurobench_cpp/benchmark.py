@@ -13,7 +13,7 @@ import os
 import pathlib
 import sys
 
-from . import _reference
+from . import _cache, _reference
 from ._metrics import PythonMetric, translate_metrics
 from ._models import ModelError, _wrapper_kind, prepare_model
 from ._processors import PythonProcessor, translate_processors
@@ -187,10 +187,17 @@ class Benchmark:
         preprocessors, postprocessors: lists of NeuroBench's processors or callables.
         metric_list: [[static metrics], [workload metrics]]: NeuroBench's classes, their names,
             the project's metric names, or the user's own metric classes (run in Python).
+        cache_dir (keyword, not NeuroBench's): the folder exported networks are kept in between
+            processes (docs/python.md, "The export cache"); None: the default folder; False:
+            no cache.
     """
 
-    def __init__(self, model, dataloader, preprocessors, postprocessors, metric_list):
+    def __init__(self, model, dataloader, preprocessors, postprocessors, metric_list, *,
+                 cache_dir=None):
         self.model = model
+        # Where exported networks are kept between processes (_cache.py; None: the default
+        # folder, False: no cache).
+        self._cache = _cache.folder(cache_dir)
         self.dataloader = dataloader
         self._pre_items = list(preprocessors or [])
         self._post_items = list(postprocessors or [])
@@ -209,6 +216,7 @@ class Benchmark:
         self._net_snapshot = None  # the eager network's modules and tensors when exported
         # NeuroBench's SynapticOperations drops a layer it fails on for good: kept across runs.
         self._synaptic_replay = None
+        self._loaded = None  # (key, PreparedModel, _core.LoadedModel) of the last run
         self.results = None
         self.last_run = None  # what the C++ harness returned for the last run (docs/python.md)
 
@@ -238,7 +246,7 @@ class Benchmark:
                     example = example[0]
             elif kind_spec is not None and not self._is_ready_script():
                 example = _core_module().example_input(kind_spec)
-            self._prepared = prepare_model(self.model, example)
+            self._prepared = prepare_model(self.model, example, self._cache)
             net = self._exported_net()
             self._net_snapshot = _net_state(net) if net is not None else None
         return self._prepared
@@ -335,6 +343,12 @@ class Benchmark:
         net = self._exported_net()
         if net is not None:
             spec["buffers"] = _buffers_of(net)
+        # The model loaded once and kept for the next runs (compiled, instrumented, warm).
+        key = (id(prepared), spec["device"])
+        if self._loaded is None or self._loaded[0] != key or self._loaded[1] is not prepared:
+            self._loaded = (key, prepared, _core_module().load_model(prepared.path,
+                                                                     bool(prepared.stepwise)))
+        spec["loaded"] = self._loaded[2]
         if stream is None:
             spec.update(kind_spec)
         else:

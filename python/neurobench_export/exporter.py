@@ -228,7 +228,8 @@ def _export(net, path, *, example_input, custom_forward, stepwise, steps, same_d
                 continue
             try:
                 problem = _check(net, loaded, example, custom_forward=custom_forward,
-                                 stepwise=stepwise, steps=steps, same_draws=same_draws)
+                                 stepwise=stepwise, steps=steps, same_draws=same_draws,
+                                 scripted=plain and how == "script")
             except Exception as e:  # noqa: BLE001
                 problem = f"running it failed: {type(e).__name__}: {e}"
             finally:

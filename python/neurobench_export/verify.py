@@ -126,11 +126,44 @@ def _reset_like_cpp(module):
                     setattr(m, s, torch.zeros_like(v))
 
 
-def _check(net, loaded, example, *, custom_forward, stepwise, steps, same_draws=False):
+STATELESS_STEPS = 2
+"""Calls per batch of the check for a scripted network that keeps no state (the example and one
+permutation of it): further calls of such a network see the same function on other values, which
+the other batches of the check give it too."""
+
+
+def _state_of(net):
+    """The tensors a network holds besides its parameters (buffers, tensor attributes), as
+    (module index, name, object, copy of its values): what a call that keeps state changes."""
+    out = []
+    for i, m in enumerate(net.modules()):
+        items = list(m._buffers.items()) + [(k, v) for k, v in vars(m).items()
+                                            if isinstance(v, Tensor)]
+        for name, value in items:
+            if isinstance(value, Tensor):
+                out.append((i, name, value, value.detach().clone()))
+    return out
+
+
+def _kept_state(before, net):
+    """Whether the net's state differs from `before` (_state_of): a tensor replaced, changed in
+    place, added or removed."""
+    after = _state_of(net)
+    if len(after) != len(before):
+        return True
+    return any(a[:2] != b[:2] or a[2] is not b[2] or not _same(a[3], b[3])
+               for a, b in zip(after, before))
+
+
+def _check(net, loaded, example, *, custom_forward, stepwise, steps, same_draws=False,
+           scripted=False):
     """Runs the eager net and the loaded export side by side; returns None or what differs.
     With same_draws, both calls of a pair start from the same state of torch's global generator
     (a net that draws from it on purpose, as sparch's neurons draw their initial states with
-    torch.rand)."""
+    torch.rand). `scripted`: the export was compiled, not traced; when such a network is also
+    seen to keep no state over its first call, each batch of the check makes STATELESS_STEPS
+    calls instead of `steps` (a trace keeps all of them: more inputs show more of the paths a
+    trace may have fixed)."""
     gen = torch.Generator().manual_seed(0)
     half = max(1, inputs.batch_size(example) // 2)
     with torch.no_grad():
@@ -164,6 +197,7 @@ def _check(net, loaded, example, *, custom_forward, stepwise, steps, same_draws=
         # step-wise net sees its timesteps), then per batch a reset as NeuroBench's
         # SNNTorchModel does it next to the reset the C++ harness does.
         protocols = {True: ["reset"], False: ["carry"], None: ["carry", "reset"]}[stepwise]
+        steps_now = steps
         for protocol in protocols:
             # a second batch of the same size shows what the reset leaves; a smaller one,
             # what depends on the batch size
@@ -176,13 +210,19 @@ def _check(net, loaded, example, *, custom_forward, stepwise, steps, same_draws=
                 variants = _variants(batch, gen)
                 stop = False
                 for t in range(steps):
+                    if t >= steps_now:
+                        break  # a scripted network seen to keep no state: fewer calls
                     x = next(variants)
                     how = "after a reset" if protocol == "reset" else "state carried"
                     where = (f"at call {t + 1} of batch {batch_no + 1} (input shape "
                              f"{inputs.describe(x)}, {how})")
                     draws = torch.get_rng_state()
+                    watch = scripted and protocol == "carry" and batch_no == t == 0
+                    before = _state_of(net) if watch else None
                     try:
                         e_out = net(x)
+                        if watch and not _kept_state(before, net):
+                            steps_now = min(steps, STATELESS_STEPS)
                     except Exception:  # noqa: BLE001
                         if protocol == "carry" and stepwise is None and batch_no == t == 0:
                             break  # not callable without NeuroBench's reset: a step-wise net

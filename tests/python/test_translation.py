@@ -597,7 +597,12 @@ class WithoutNeuroBench(unittest.TestCase):
             run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                  env=env, cwd=empty)
         self.assertEqual(run.returncode, 0, run.stderr)
-        self.assertEqual(run.stdout.strip(), "ok Footprint SynapticOperations torch")
+        # NeuroBench's deprecation notice for each name, then the result.
+        lines = run.stdout.strip().splitlines()
+        self.assertEqual(lines[-1], "ok Footprint SynapticOperations torch")
+        self.assertEqual(len(lines), 3)
+        self.assertTrue(all(line.startswith("[DEPRECATION WARNING]: Using string-based metric "
+                                            "names ('") for line in lines[:2]), lines)
 
 
 if __name__ == "__main__":
