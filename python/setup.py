@@ -6,8 +6,11 @@ Installs the packages neurobench_export and neurobench_cpp, and neurobench_cpp's
   1. NEUROBENCH_CPP_CORE: the path of a built `_core*.so`, copied as it is;
   2. the project's CMake build: the source tree is NEUROBENCH_SOURCE_DIR, else the folder above
      this one when it holds the project; the build folder is NEUROBENCH_BUILD_DIR, else
-     build/release when it is configured, else build/python (configured here: Release, unity
-     batches, Ninja and ccache when there, no tests, examples or benchmarks). Only the target
+     build/release when it is configured with the LibTorch of the torch this Python imports
+     (torch.utils.cmake_prefix_path) and for this Python, else build/python-torchVERSION-HASH
+     (configured here against that LibTorch: Release, unity batches, Ninja and ccache when
+     there, no tests, examples or benchmarks): the core always links the LibTorch of the torch
+     it is imported with, whatever else is on the machine. Only the target
      neurobench_cpp_core is built (nothing when it is up to date), then its module is copied
      into the wheel. A relative NEUROBENCH_CPP_CORE is taken from python/, where pip builds.
      NEUROBENCH_BUILD_LOCK names a file to hold flock(2) on while CMake runs (a shared tree).
@@ -16,6 +19,7 @@ warning; neurobench_cpp.Benchmark then raises ImportError saying so. NEUROBENCH_
 makes that an error instead.
 """
 import glob
+import hashlib
 import importlib.machinery
 import os
 import shutil
@@ -44,10 +48,61 @@ def _core_plan():
     source = os.path.abspath(source)
     build = os.environ.get("NEUROBENCH_BUILD_DIR")
     if not build:
+        torch = _target_torch()
         release = os.path.join(source, "build", "release")
-        configured = os.path.isfile(os.path.join(release, "CMakeCache.txt"))
-        build = release if configured else os.path.join(source, "build", "python")
+        if _built_for(release, torch):
+            build = release
+        else:
+            # A build folder of its own for each torch: the core links the LibTorch of the
+            # torch it is imported with.
+            tag = hashlib.sha256(torch["file"].encode()).hexdigest()[:8]
+            build = os.path.join(source, "build", f"python-torch{torch['version']}-{tag}")
     return ("cmake", source, os.path.abspath(build))
+
+
+def _target_torch():
+    """The torch of the Python this installs for, whose LibTorch the core must link:
+    {"version", "file" (its torch/__init__.py), "prefix" (torch.utils.cmake_prefix_path when
+    the package ships LibTorch's CMake files, as pip's torch does; None for Debian's
+    python3-torch, whose LibTorch is libtorch-dev's, found by CMake itself)}."""
+    try:
+        import torch
+        import torch.utils
+    except ImportError as e:
+        raise SystemExit(f"neurobench_cpp: {sys.executable} cannot import torch ({e}): its "
+                         f"compiled core is built against the LibTorch of the torch it is "
+                         f"imported with. Install torch for this Python first (Debian's "
+                         f"python3-torch, or pip's torch in this environment).")
+    prefix = os.path.realpath(torch.utils.cmake_prefix_path)
+    ships_cmake = os.path.isfile(os.path.join(prefix, "Torch", "TorchConfig.cmake"))
+    return {"version": torch.__version__.split("+")[0], "file": os.path.realpath(torch.__file__),
+            "prefix": prefix if ships_cmake else None}
+
+
+def _cached(build, variable):
+    """A variable's value in a configured build's CMakeCache.txt, or None."""
+    try:
+        with open(os.path.join(build, "CMakeCache.txt")) as f:
+            for line in f:
+                if line.startswith(variable + ":"):
+                    return line.split("=", 1)[1].strip()
+    except OSError:
+        return None
+    return None
+
+
+def _built_for(build, torch):
+    """Whether `build` is configured for the same torch: the Python it was configured with
+    imports the same torch package, and its LibTorch is that package's when it ships one."""
+    torch_dir = _cached(build, "Torch_DIR")
+    python = _cached(build, "Python3_EXECUTABLE") or _cached(build, "_Python3_EXECUTABLE")
+    if not torch_dir or not python:
+        return False
+    if torch["prefix"] and not os.path.realpath(torch_dir).startswith(torch["prefix"] + os.sep):
+        return False
+    found = subprocess.run([python, "-c", "import torch; print(torch.__file__)"],
+                           capture_output=True, text=True)
+    return found.returncode == 0 and os.path.realpath(found.stdout.strip()) == torch["file"]
 
 
 PLAN = _core_plan()
@@ -67,11 +122,15 @@ def _cmake_core(source, build):
         fcntl.flock(held, fcntl.LOCK_EX)
     try:
         if not os.path.isfile(os.path.join(build, "CMakeCache.txt")):
+            torch = _target_torch()
             cmd = ["cmake", "-S", source, "-B", build, "-DCMAKE_BUILD_TYPE=Release",
                    "-DNEUROBENCH_BUILD_TESTS=OFF", "-DNEUROBENCH_BUILD_EXAMPLES=OFF",
                    "-DNEUROBENCH_BUILD_BENCHMARKS=OFF", "-DNEUROBENCH_INSTALL=OFF",
                    "-DNEUROBENCH_PYTHON=ON", "-DNEUROBENCH_UNITY_BUILD=ON",
                    f"-DPython3_EXECUTABLE={sys.executable}"]
+            if torch["prefix"]:  # pip's torch: its own LibTorch, whatever else is installed
+                cmd += [f"-DCMAKE_PREFIX_PATH={torch['prefix']}",
+                        f"-DTorch_DIR={os.path.join(torch['prefix'], 'Torch')}"]
             if shutil.which("ninja"):
                 cmd += ["-G", "Ninja"]
             if shutil.which("ccache"):
