@@ -9,7 +9,8 @@ decides that file:
 - how the model is exported: TorchModel, SNNTorchModel, custom_forward, and the structure,
   shapes and dtypes of the example input;
 - the network: every module's path and class, its plain attributes (numbers, strings, flags,
-  the functions it holds by name, hooks by class), the source files of the classes that are not
+  the functions it holds by name, hooks by class), which of its snnTorch neurons
+  snntorch.utils.reset resets (those snnTorch registered), the source files of the classes that are not
   torch's or snnTorch's (and of the functions their module-level names lead to), and every
   parameter's name, dtype, shape and bytes; buffers by name, dtype and shape (their values are
   the network's state, which each run is given as it is then).
@@ -149,6 +150,17 @@ def _describe_input(example):
     return type(example).__name__
 
 
+def _reset_decision(net):
+    """Which snnTorch neurons snntorch.utils.reset(net) resets: it resets only neurons its
+    class registered when they were made (a deep copy's are not), a fact of the process, not of
+    the network's tensors; the export mirrors it."""
+    from neurobench_export.neurons import _is_snntorch_neuron
+    if not any(_is_snntorch_neuron(m) for m in net.modules()):
+        return None
+    from neurobench_export.build import _snntorch_reset
+    return _snntorch_reset(net)
+
+
 def key(net, kind, custom_forward, stepwise, example):
     """The entry's key (64 hex digits), or None when the network cannot be cached."""
     try:
@@ -173,6 +185,7 @@ def key(net, kind, custom_forward, stepwise, example):
                 value = [f"{type(v).__module__}.{type(v).__qualname__}"
                          for v in getattr(value, "values", lambda: [])()]
             h.update(f"\0{name}={_plain(value)}".encode())
+    h.update(f"\0reset {_reset_decision(net)}".encode())
     for name, p in net.named_parameters():
         h.update(f"\0param {name} ".encode() + _tensor_digest(p).encode())
     for name, b in net.named_buffers():

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """NeuroBench-style scripts written as NeuroBench's users write them (tests/python/user_scripts/),
-each run twice in a process of its own: as it is, with `from neurobench_cpp import Benchmark`,
-and with that one line replaced by NeuroBench's `from neurobench.benchmarks import Benchmark`.
+each run in processes of its own: as it is, with `from neurobench_cpp import Benchmark` (twice,
+its export cache empty and then filled by the first), and with that one line replaced by
+NeuroBench's `from neurobench.benchmarks import Benchmark`.
 
 Every value each `Benchmark.run()` of the script returned is compared, run by run, and then the
 script's own variable `results`: the same keys and nesting, integers equal, floats equal to 1e-6
@@ -154,9 +155,18 @@ def check(script, env):
     if text.splitlines().count(OURS) != 1:
         return [f"must hold the line '{OURS}' exactly once"], ""
     skip = documented_differences(text)
-    ours, ours_out = run_side("ours", script, env)
+    # neurobench_cpp twice, in an export cache of the script's own: first with the cache empty,
+    # then with what that run left in it (a later process's case); both must be NeuroBench's.
+    with tempfile.TemporaryDirectory(prefix="nb_user_cache_") as cache:
+        cached = dict(env, NEUROBENCH_CPP_CACHE_DIR=cache)
+        cold, cold_out = run_side("ours", script, cached)
+        ours, ours_out = run_side("ours", script, cached)
     theirs, theirs_out = run_side("theirs", script, env)
     bad = []
+    if json.dumps(cold, sort_keys=True, default=repr) != json.dumps(ours, sort_keys=True,
+                                                                    default=repr):
+        bad.append("neurobench_cpp's results with its export cache empty and filled differ: "
+                   f"{str(cold)[:300]} / {str(ours)[:300]}")
     if theirs["error"] is not None and "raises" in skip:
         # NeuroBench cannot compute this (documented): neurobench_cpp must, without an error.
         if ours["error"] is not None or not ours["runs"]:

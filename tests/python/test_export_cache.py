@@ -76,6 +76,23 @@ class Key(unittest.TestCase):
         resized.seen = torch.zeros(3)
         self.assertNotEqual(key(resized), key(net()))
 
+    def test_which_neurons_snntorch_resets_changes_it(self):
+        # snntorch.utils.reset resets only neurons snnTorch registered when they were made (a
+        # deep copy's are not); the export mirrors that, so it is part of the key.
+        third = os.environ.get("NEUROBENCH_THIRD_PARTY",
+                               os.path.join(os.path.dirname(ROOT), "shared", "third_party"))
+        if not os.path.isdir(os.path.join(third, "snntorch")):
+            self.skipTest("no snnTorch in ../shared/third_party")
+        sys.path.insert(0, os.path.join(third, "snntorch"))
+        import copy
+        import snntorch as snn
+        torch.manual_seed(0)
+        made = nn.Sequential(nn.Linear(4, 3), snn.Leaky(beta=0.9, init_hidden=True, output=True))
+        copied = copy.deepcopy(made)
+        step = torch.rand(2, 4)
+        self.assertNotEqual(_cache.key(made, "snntorch", False, True, step),
+                            _cache.key(copied, "snntorch", False, True, step))
+
     def test_code_that_cannot_be_read_is_not_cached(self):
         scope = {"nn": nn}
         exec("class AtThePrompt(nn.Module):\n    def forward(self, x):\n        return x\n",
