@@ -175,6 +175,68 @@ TEST_CASE("an assembled run of a model and data made in memory records _run from
   CHECK_FALSE(results.run.contains("pre"));
 }
 
+namespace {
+
+// A workload metric of the caller's own: the samples it saw.
+class SamplesSeen final : public neurobench::AccumulatedMetric {
+ public:
+  void reset() override { samples_ = 0; }
+  void update(const neurobench::WorkloadInput& input) override { samples_ += input.batch.size(); }
+  [[nodiscard]] neurobench::Json compute() const override { return samples_; }
+  [[nodiscard]] std::string name() const override { return "SamplesSeen"; }
+
+ private:
+  int64_t samples_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("an assembled run takes processors and metrics of the caller's own as parts",
+          "[prepared_run]") {
+  const torch::Tensor inputs = torch::arange(6, torch::kFloat).reshape({3, 2});
+  BenchmarkConfig config;
+  config.quiet = true;
+  config.pre = {{"doubled"}, {"DeltaEncoder", {{"threshold", 0.5}}}};
+  config.post = {{"halved"}};
+  RunParts parts;
+  parts.model = std::make_shared<neurobench::TorchScriptModel>(scaling_net());
+  parts.data = std::make_shared<neurobench::TensorDataset>(inputs.unsqueeze(1), inputs * 2);
+  int made = 0;
+  parts.pre_processors["doubled"] = [&made] {
+    ++made;
+    return neurobench::make_pre_processor([](const neurobench::Batch& b) {
+      neurobench::Batch out = b;
+      out.data = b.data * 2;
+      return out;
+    });
+  };
+  parts.post_processors["halved"] = [] {
+    return neurobench::make_post_processor([](const torch::Tensor& p) { return p / 2; });
+  };
+  parts.workload_metrics.push_back([] { return std::make_unique<SamplesSeen>(); });
+  // No metric of the config's: the caller's own are enough.
+  PreparedRun::check(config, parts);
+  const neurobench::Results results = PreparedRun::from_config(config, parts).run();
+  INFO(results.values.dump());
+  REQUIRE(results.ok());
+  CHECK(made == 1);
+  CHECK(results.values.at("SamplesSeen") == 3);
+  CHECK(results.run.at("pre") == neurobench::Json::parse(
+                                     R"([{"name": "doubled"}, {"name": "DeltaEncoder",
+                                         "options": {"threshold": 0.5, "off_spikes": true}}])"));
+  CHECK(results.run.at("post") == neurobench::Json::parse(R"([{"name": "halved"}])"));
+  // Without them a name of the caller's is unknown, and no metric is an error.
+  RunParts bare;
+  bare.model = parts.model;
+  bare.data = parts.data;
+  REQUIRE_THROWS_AS(PreparedRun::check(config, bare), neurobench::UsageError);
+  config.pre.clear();
+  config.post.clear();
+  REQUIRE_THROWS_WITH(PreparedRun::check(config, bare), Catch::Contains("no metrics asked for"));
+  bare.metrics_optional = true;
+  CHECK_NOTHROW(PreparedRun::check(config, bare));
+}
+
 TEST_CASE("an assembled run runs with the options it is given instead of the config's",
           "[prepared_run]") {
   BenchmarkConfig config;

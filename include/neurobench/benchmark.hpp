@@ -95,6 +95,11 @@ struct RunOptions {
   /// submodules, when the model has no submodule there, and records the path as
   /// `_run.metrics_scope`.
   std::string metrics_scope;
+  /// The workload metrics compare predictions with the targets as the data set gave them,
+  /// whatever targets the pre-processors return: NeuroBench's `input, target =
+  /// preprocess(data)` uses only `input` (neurobench_cpp sets it). False: with the targets the
+  /// pre-processing chain returns.
+  bool targets_from_loader = false;
   /// A sharded run (docs/distributed.md): the processes it runs on. Each rank runs its
   /// contiguous shard of the batches (and of the timing batches); the metric states are merged
   /// in rank order, and every rank returns the results of the whole data set, with

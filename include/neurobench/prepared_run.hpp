@@ -2,8 +2,12 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/config.hpp>
@@ -32,6 +36,21 @@ struct RunParts {
   std::optional<RunOptions> options;
   /// The file the config was read from, recorded as `_run.config`; empty: not recorded.
   std::filesystem::path config_file;
+  /// Pre-processors of the caller's own (neurobench_cpp: a Python callable), made by these
+  /// factories, by the name an entry of the config's `pre` gives them: that entry runs the
+  /// processor made at its place in the chain, and `_run.pre` records it by that name, without
+  /// options. Names here need not be in the registry.
+  std::map<std::string, std::function<std::unique_ptr<PreProcessor>()>, std::less<>>
+      pre_processors;
+  /// Post-processors of the caller's own, as pre_processors.
+  std::map<std::string, std::function<std::unique_ptr<PostProcessor>()>, std::less<>>
+      post_processors;
+  /// Workload metrics of the caller's own (neurobench_cpp: a script's own metric classes), made
+  /// by these factories and run after the config's.
+  std::vector<std::function<std::unique_ptr<WorkloadMetric>()>> workload_metrics;
+  /// No metric asked for is not an error (neurobench_cpp: a script may compute only Python
+  /// static metrics, and still runs its data through the network).
+  bool metrics_optional = false;
 };
 
 /// A benchmark assembled from a BenchmarkConfig, ready to run: what `neurobench run CONFIG`

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <neurobench/prepared_run.hpp>
 
+#include <algorithm>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -41,10 +43,17 @@ void place_metrics(const BenchmarkConfig& c, std::vector<MetricSpec>& static_spe
 // Every name and option, checked before anything is opened or loaded so that bad usage fails
 // at once; the metrics made on the way are the run's.
 MetricSet checked_metrics(const BenchmarkConfig& c, const RunParts& parts) {
-  for (const auto& p : c.pre) (void)pre_processors().create(p.name, p.options);
-  for (const auto& p : c.post) (void)post_processors().create(p.name, p.options);
+  for (const auto& p : c.pre) {
+    if (parts.pre_processors.count(p.name) == 0) (void)pre_processors().create(p.name, p.options);
+  }
+  for (const auto& p : c.post) {
+    if (parts.post_processors.count(p.name) == 0) {
+      (void)post_processors().create(p.name, p.options);
+    }
+  }
   if (!c.dataset.empty()) (void)dataset_kinds().check(c.dataset);
-  if (c.static_metrics.empty() && c.workload_metrics.empty() && c.metrics.empty()) {
+  if (c.static_metrics.empty() && c.workload_metrics.empty() && c.metrics.empty() &&
+      parts.workload_metrics.empty() && !parts.metrics_optional) {
     throw UsageError(
         "no metrics asked for: give the config's 'static', 'workload' or 'metrics' (--static, "
         "--workload or --metrics; see 'neurobench list')");
@@ -77,11 +86,16 @@ std::shared_ptr<Dataset> open_data(const BenchmarkConfig& c) {
 }
 
 // The processors as results record them: each with its options complete (defaults filled in),
-// as a config writes it.
+// as a config writes it; one the caller made (`given`) by its name alone.
 template <class Registry>
-Json processors_json(const std::vector<PluginSpec>& specs, const Registry& registry) {
+Json processors_json(const std::vector<PluginSpec>& specs, const Registry& registry,
+                     const std::vector<std::string>& given) {
   Json out = Json::array();
   for (const auto& spec : specs) {
+    if (std::find(given.begin(), given.end(), spec.name) != given.end()) {
+      out.push_back(Json{{"name", spec.name}});
+      continue;
+    }
     const auto* entry = registry.find(spec.name);
     PluginSpec recorded{entry != nullptr ? entry->name : spec.name, spec.options};
     if (entry != nullptr) {
@@ -92,6 +106,24 @@ Json processors_json(const std::vector<PluginSpec>& specs, const Registry& regis
   return out;
 }
 
+// The processor of a config entry: the caller's own when `given` holds its name (its name then
+// added to `names`), else the registry's.
+template <class Processor>
+std::unique_ptr<Processor> made(
+    const std::map<std::string, std::function<std::unique_ptr<Processor>()>, std::less<>>& given,
+    const PluginSpec& spec, std::vector<std::string>& names) {
+  const auto found = given.find(spec.name);
+  if (found == given.end()) {
+    if constexpr (std::is_same_v<Processor, PreProcessor>) {
+      return pre_processors().create(spec.name, spec.options);
+    } else {
+      return post_processors().create(spec.name, spec.options);
+    }
+  }
+  names.push_back(spec.name);
+  return found->second();
+}
+
 }  // namespace
 
 struct PreparedRun::Impl {
@@ -100,6 +132,7 @@ struct PreparedRun::Impl {
   RunOptions options;
   std::shared_ptr<Dataset> data;
   Benchmark bench;
+  std::vector<std::string> given_pre, given_post;  // the caller's processors, by name
 
   // The run's history that Benchmark::run cannot know: where the data came from, the
   // processors, step-wise, the config file. Keys in the order the results files keep.
@@ -119,8 +152,10 @@ struct PreparedRun::Impl {
     } else {
       results.run["data"] = data->describe();
     }
-    if (!c.pre.empty()) results.run["pre"] = processors_json(c.pre, pre_processors());
-    if (!c.post.empty()) results.run["post"] = processors_json(c.post, post_processors());
+    if (!c.pre.empty()) results.run["pre"] = processors_json(c.pre, pre_processors(), given_pre);
+    if (!c.post.empty()) {
+      results.run["post"] = processors_json(c.post, post_processors(), given_post);
+    }
     results.run["stepwise"] = c.stepwise;
     if (!config_file.empty()) results.run["config"] = config_file.string();
   }
@@ -146,10 +181,16 @@ PreparedRun PreparedRun::from_config(const BenchmarkConfig& config, RunParts par
   }
   std::shared_ptr<Dataset> data = parts.data != nullptr ? std::move(parts.data) : open_data(config);
 
+  std::vector<std::string> given_pre, given_post;
   std::vector<std::unique_ptr<PreProcessor>> pre;
-  for (const auto& p : config.pre) pre.push_back(pre_processors().create(p.name, p.options));
+  for (const auto& p : config.pre) pre.push_back(made(parts.pre_processors, p, given_pre));
   std::vector<std::unique_ptr<PostProcessor>> post;
-  for (const auto& p : config.post) post.push_back(post_processors().create(p.name, p.options));
+  for (const auto& p : config.post) post.push_back(made(parts.post_processors, p, given_post));
+  for (const auto& make : parts.workload_metrics) {
+    std::unique_ptr<WorkloadMetric> m = make();
+    metrics.order.push_back(m->name());
+    metrics.workload_metrics.push_back(std::move(m));
+  }
 
   LayerSetup layers = Benchmark::default_layers();
   if (!config.activation_modules.empty()) layers.activation_types = config.activation_modules;
@@ -157,9 +198,9 @@ PreparedRun PreparedRun::from_config(const BenchmarkConfig& config, RunParts par
 
   Benchmark bench(std::move(model), DataLoader(data, config.loader_options()), std::move(pre),
                   std::move(post), std::move(metrics), std::move(layers));
-  return PreparedRun(
-      std::unique_ptr<Impl>(new Impl{config, std::move(parts.config_file), std::move(options),
-                                     std::move(data), std::move(bench)}));
+  return PreparedRun(std::unique_ptr<Impl>(
+      new Impl{config, std::move(parts.config_file), std::move(options), std::move(data),
+               std::move(bench), std::move(given_pre), std::move(given_post)}));
 }
 
 PreparedRun::PreparedRun(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -25,7 +25,10 @@ int64_t run_batch(const PassInput& in, const std::vector<WorkloadMetric*>& metri
   const int64_t batch_size = batch.size();  // before pre-processing, as the reference
   const double weight =
       static_cast<double>(batch_size) / static_cast<double>(in.loader.dataset().size());
-  batch = pre_process(in.pre, to_device(std::move(batch), in.device, b), b);
+  batch = to_device(std::move(batch), in.device, b);
+  const torch::Tensor given_targets = batch.targets;
+  batch = pre_process(in.pre, std::move(batch), b);
+  if (options.targets_from_loader) batch.targets = given_targets;
   for (WorkloadMetric* m : metrics) m->begin_batch();
   ready_model_for_batch(in.model, batch, first, b);
   const torch::Tensor preds = post_process(in.post, infer(in.model, batch), b);
