@@ -65,7 +65,9 @@ if(NEUROBENCH_HAS_PYTHON_MODULE)
   message(STATUS "neurobench: pybind11 from ${NEUROBENCH_PYBIND11_INCLUDE}")
   # A Python extension module named for this Python (its SOABI suffix); no link-time
   # optimisation, which would compile the library's objects again.
-  Python3_add_library(neurobench_cpp_core MODULE WITH_SOABI python/src/core.cpp)
+  Python3_add_library(neurobench_cpp_core MODULE WITH_SOABI python/src/core.cpp
+                      python/src/values.cpp python/src/batch_stream.cpp
+                      python/src/python_parts.cpp)
   set_target_properties(neurobench_cpp_core PROPERTIES OUTPUT_NAME _core CXX_EXTENSIONS OFF
     LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/python/neurobench_cpp
     CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)

@@ -85,19 +85,33 @@ class _CalledOncePerBatch:
 
 
 def _processor_entries(items, stage):
+    """The chain as the run describes it: ("cpp", name, options) for the harness's processors,
+    ("py", name, callable) for the script's own, named `python-I-DESCRIBE` (I its place) so
+    that the config's chain and `_run` name it."""
     out = []
-    for p in translate_processors(items, stage):
+    for i, p in enumerate(translate_processors(items, stage)):
         if isinstance(p, PythonProcessor):
             fn = _CalledOncePerBatch(p.fn) if stage == "pre" else p.fn
-            out.append(("py", fn, p.describe or _describe(p.fn)))
+            out.append(("py", f"python-{i}-{p.describe or _describe(p.fn)}", fn))
         else:
-            out.append(("cpp", p.name, json.dumps(p.options)))
+            out.append(("cpp", p.name, dict(p.options)))
     return out
+
+
+def _chain_config(entries):
+    """The config's `pre` or `post`: every processor by name, the harness's with options."""
+    return [{"name": name, "options": value} if kind == "cpp" else {"name": name}
+            for kind, name, value in entries]
+
+
+def _chain_parts(entries):
+    """The script's own processors of a chain, (name, callable), for run()'s parts."""
+    return [(name, fn) for kind, name, fn in entries if kind == "py"]
 
 
 def _python_pre(entries):
     """The kept-result wrappers of the Python pre-processors of `entries`."""
-    return [fn for kind, fn, _ in entries if kind == "py" and isinstance(fn, _CalledOncePerBatch)]
+    return [fn for kind, _, fn in entries if kind == "py" and isinstance(fn, _CalledOncePerBatch)]
 
 
 def _net_state(net):
@@ -221,7 +235,7 @@ class Benchmark:
         self.last_run = None  # what the C++ harness returned for the last run (docs/python.md)
 
     # --- the run -------------------------------------------------------------------------------
-    def _prepared_model(self, stream, kind_spec):
+    def _prepared_model(self, stream, kind_config):
         if self._prepared is not None and self._net_snapshot is not None and \
                 not _same_net_state(self._net_snapshot, self._exported_net()):
             # The script changed the network between runs (FSCIL's prototypes written into
@@ -238,14 +252,17 @@ class Benchmark:
                 if any(kind == "cpp" for kind, _, _ in self._pre):
                     # C++ pre-processors (NeuroBench's S2S and MFCC translated, ours by name)
                     # run in C++ on the example too, with the Python ones at their places.
-                    example = _core_module().apply_pre(self._pre, stream.first)
+                    example = _core_module().example_input(
+                        json.dumps({"pre": _chain_config(self._pre)}),
+                        {"pre": _chain_parts(self._pre)}, stream.first)
                 else:
                     example = stream.first
-                    for _, fn, _ in self._pre:
+                    for _, _, fn in self._pre:
                         example = fn(example)
                     example = example[0]
-            elif kind_spec is not None and not self._is_ready_script():
-                example = _core_module().example_input(kind_spec)
+            elif kind_config is not None and not self._is_ready_script():
+                example = _core_module().example_input(
+                    json.dumps(kind_config), {"pre": _chain_parts(self._pre)})
             self._prepared = prepare_model(self.model, example, self._cache)
             net = self._exported_net()
             self._net_snapshot = _net_state(net) if net is not None else None
@@ -288,9 +305,9 @@ class Benchmark:
         return out
 
     def _cpp_workload(self):
-        """The C++ workload metrics as (name, options JSON), with what NeuroBench's own code
-        does where it fails (_reference.py): its SynapticOperations counted per layer on a
-        network where its count can fail part-way."""
+        """The C++ workload metrics as the config's specs, with what NeuroBench's own code does
+        where it fails (_reference.py): its SynapticOperations counted per layer on a network
+        where its count can fail part-way."""
         net = self._exported_net()
         per_layer = False
         if net is not None:
@@ -305,59 +322,67 @@ class Benchmark:
             options = dict(m.options)
             if per_layer and m.neurobench and m.name == "SynapticOperations":
                 options["per_layer"] = True
-            out.append((m.name, json.dumps(options)))
+            out.append({"name": m.name, "options": options})
         return out
 
-    def _spec(self, data, quiet, verbose, device):
-        stream, kind_spec = None, None
+    def _description(self, data, quiet, verbose, device):
+        """The run as the harness takes it: the config (BenchmarkConfig's documented keys, as
+        `neurobench run` reads them) and the parts only Python has; with the prepared model and
+        the Python iterable read (None for a data set kind)."""
+        import torch
+        stream, kind_config = None, None
         if isinstance(data, DatasetKind):
-            kind_spec = dict(dataset_kind=data.kind, dataset_path=data.path,
-                             dataset_options=json.dumps(data.options),
-                             batch_size=data.batch_size, pre=self._pre, quiet=bool(quiet))
+            kind_config = {"dataset": {**data.options, "kind": data.kind, "path": data.path},
+                           "batch_size": data.batch_size, "pre": _chain_config(self._pre),
+                           "quiet": bool(quiet)}
         else:
             stream = Stream(data, quiet)
         try:
-            prepared = self._prepared_model(stream, kind_spec)
+            prepared = self._prepared_model(stream, kind_config)
         except BaseException:
             if stream is not None:
                 stream.close()
             raise
-        cpp = [m for m in self._workload if not isinstance(m, PythonMetric)]
-        spec = {
-            "model_path": prepared.path,
+        config = {
+            "model": prepared.path,
             "stepwise": bool(prepared.stepwise),
-            "activation_modules": (list(prepared.activation_modules)
-                                   if prepared.activation_modules is not None else None),
-            "pre": self._pre,
-            "post": self._post,
-            "static": [(m.name, json.dumps(m.options)) for m in self._static
+            "static": [{"name": m.name, "options": m.options} for m in self._static
                        if not isinstance(m, PythonMetric)],
             "workload": self._cpp_workload(),
-            "python_workload": self._python_workload(prepared.original, stream),
+            "pre": _chain_config(self._pre),
+            "post": _chain_config(self._post),
             # NeuroBench's tqdm bar stands for the C++ one over a Python iterable
             "quiet": bool(quiet) or stream is not None,
             "verbose": bool(verbose),
             "device": "cpu" if device is None else str(device),
-            "metrics_scope": _metrics_scope_of(self.model),
+            "threads": torch.get_num_threads(),  # the script's own setting, left as it is
         }
-        net = self._exported_net()
-        if net is not None:
-            spec["buffers"] = _buffers_of(net)
+        if prepared.activation_modules is not None:
+            config["activation_modules"] = list(prepared.activation_modules)
+        scope = _metrics_scope_of(self.model)
+        if scope:
+            config["metrics_scope"] = scope
         # The model loaded once and kept for the next runs (compiled, instrumented, warm).
-        key = (id(prepared), spec["device"])
+        key = (id(prepared), config["device"])
         if self._loaded is None or self._loaded[0] != key or self._loaded[1] is not prepared:
             self._loaded = (key, prepared, _core_module().load_model(prepared.path,
                                                                      bool(prepared.stepwise)))
-        spec["loaded"] = self._loaded[2]
+        parts = {"loaded": self._loaded[2], "pre": _chain_parts(self._pre),
+                 "post": _chain_parts(self._post),
+                 "metrics": self._python_workload(prepared.original, stream)}
+        net = self._exported_net()
+        if net is not None:
+            parts["buffers"] = _buffers_of(net)
         if stream is None:
-            spec.update(kind_spec)
+            config.update(dataset=kind_config["dataset"], batch_size=kind_config["batch_size"])
         else:
             kinds = dict(_core_module().metric_names())
-            timing = any(kinds.get(m.name) == "timing" for m in cpp)
-            spec.update(batches=stream.iterator, num_batches=stream.num_batches,
-                        dataset_len=stream.dataset_len, data_name=stream.name,
-                        batch_size=stream.batch_size, keep_batches=timing)
-        return spec, prepared, stream
+            timing = any(kinds.get(m["name"]) == "timing" for m in config["workload"])
+            config["batch_size"] = stream.batch_size
+            parts.update(batches=stream.iterator, num_batches=stream.num_batches,
+                         dataset_len=stream.dataset_len, data_name=stream.name,
+                         keep_batches=timing)
+        return config, parts, prepared, stream
 
     def run(self, quiet=False, verbose=False, dataloader=None, preprocessors=None,
             postprocessors=None, device=None):
@@ -383,7 +408,7 @@ class Benchmark:
         if data is None:
             raise ValueError("no data: give a DataLoader (or any iterable of batches, or a "
                              "DatasetKind) to Benchmark(...) or to run(dataloader=...)")
-        spec, prepared, stream = self._spec(data, quiet, verbose, device)
+        config, parts, prepared, stream = self._description(data, quiet, verbose, device)
         try:
             results = {}
             for m in self._static:  # the user's static metrics, in Python on the model given
@@ -393,7 +418,7 @@ class Benchmark:
                     except Exception as e:  # as NeuroBench: reported, the others still run
                         print(f"Error running metric '{m.result_key}': {e}")
                         results[m.result_key] = None
-            out = core.run(spec)
+            out = core.run(json.dumps(config), parts)
             if stream is not None:
                 stream.finish()
         finally:
