@@ -418,7 +418,14 @@ class Benchmark:
                     except Exception as e:  # as NeuroBench: reported, the others still run
                         print(f"Error running metric '{m.result_key}': {e}")
                         results[m.result_key] = None
-            out = core.run(json.dumps(config), parts)
+            try:
+                out = core.run(json.dumps(config), parts)
+            except (core.Error, core.InputError, core.UsageError) as e:
+                # The harness names the model by its file; a network exported here is the
+                # script's own network, not a temporary file.
+                if prepared.path and prepared.path in str(e):
+                    raise type(e)(str(e).replace(prepared.path, prepared.describe)) from None
+                raise
             if stream is not None:
                 stream.finish()
         finally:

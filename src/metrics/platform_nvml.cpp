@@ -3,9 +3,11 @@
 // library, loaded with dlopen from a path (libnvidia-ml.so.1 from the driver, or the tests' stub
 // library with the same symbols): no build or link dependency.
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <fmt/format.h>
 
+#include "io/file_type.hpp"
 #include "metrics/platform_readers.hpp"
 
 namespace neurobench::detail {
@@ -57,6 +59,15 @@ NvmlGpu::NvmlGpu(const std::string& library, const std::string& pci_bus_id, int 
     : api_(std::make_unique<Api>()) {
   // Never closed: NVML keeps state for the process, and the driver's library may be in use by
   // CUDA too; dlopen of the same path again returns the same handle.
+  // A path (not a name for the loader to search): dlopen() would wait for ever on a FIFO.
+  if (library.find('/') != std::string::npos) {
+    struct stat st {};
+    if (::stat(library.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      unavailable_ = fmt::format("NVIDIA's management library {} is {}, not a regular file",
+                                 library, describe_file_type(st.st_mode));
+      return;
+    }
+  }
   api_->library = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (api_->library == nullptr) {
     const char* why = dlerror();

@@ -5,17 +5,21 @@
 #include "metrics/platform_readers.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include <neurobench/errors.hpp>
+
+#include "io/file_type.hpp"
 
 namespace neurobench::detail {
 
@@ -56,9 +60,23 @@ SampleStats SampleStats::from_json(const Json& j, const std::string& where) {
 }
 
 std::optional<std::string> read_small_file(const fs::path& path, std::string& error) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Without blocking: a FIFO (or a device) in the tree would hold open() until a writer comes,
+  // for ever. A sysfs attribute and a /proc file are regular files; anything else is refused.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     error = fmt::format("{}: {}", path.string(), std::strerror(errno));
+    return std::nullopt;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    error = fmt::format("{}: {}", path.string(), std::strerror(errno));
+    ::close(fd);
+    return std::nullopt;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    error = fmt::format("{}: {}, not a regular file", path.string(),
+                        describe_file_type(st.st_mode));
+    ::close(fd);
     return std::nullopt;
   }
   std::string text;
@@ -79,28 +97,70 @@ std::optional<std::string> read_small_file(const fs::path& path, std::string& er
   return text;
 }
 
-namespace {
-
-// A whole non-negative decimal number (a sysfs attribute: digits and a newline).
-std::optional<uint64_t> platform_parse_unsigned(const std::string& text) {
+// spec: the one reader of the numbers of sysfs and /proc. The whole field must be a decimal
+// integer (digits, after a '-' where allowed), with blanks around it and one final newline at
+// most, and fit in 64 bits: `0x10`, `1e400`, `1000 2000` and 20 digits that would wrap are no
+// numbers, and the caller makes that source unavailable with the reason.
+std::optional<uint64_t> parse_sysfs_unsigned(std::string_view text) {
   std::size_t i = 0;
-  while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
-  if (i == text.size() || text[i] < '0' || text[i] > '9') return std::nullopt;
+  const std::size_t n = text.size();
+  while (i < n && (text[i] == ' ' || text[i] == '\t')) ++i;
+  if (i == n || text[i] < '0' || text[i] > '9') return std::nullopt;
   uint64_t v = 0;
-  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
-    v = v * 10 + static_cast<uint64_t>(text[i] - '0');
+  for (; i < n && text[i] >= '0' && text[i] <= '9'; ++i) {
+    const auto digit = static_cast<uint64_t>(text[i] - '0');
+    if (v > (std::numeric_limits<uint64_t>::max() - digit) / 10) return std::nullopt;  // wraps
+    v = v * 10 + digit;
   }
+  while (i < n && (text[i] == ' ' || text[i] == '\t')) ++i;
+  if (i < n && text[i] == '\n') ++i;
+  if (i != n) return std::nullopt;  // another number, a fraction, an exponent, a suffix
   return v;
 }
 
-std::optional<double> platform_parse_signed(const std::string& text) {
+std::optional<int64_t> parse_sysfs_signed(std::string_view text) {
   const std::size_t start = text.find_first_not_of(" \t");
-  if (start == std::string::npos) return std::nullopt;
-  const bool negative = text[start] == '-';
+  const bool negative = start != std::string_view::npos && text[start] == '-';
+  if (negative && (start + 1 == text.size() || text[start + 1] < '0' || text[start + 1] > '9')) {
+    return std::nullopt;  // the sign and its digits together
+  }
   const std::optional<uint64_t> v =
-      platform_parse_unsigned(text.substr(start + (negative ? 1 : 0)));
+      parse_sysfs_unsigned(negative ? text.substr(start + 1) : text);
+  if (!v || *v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
+  return negative ? -static_cast<int64_t>(*v) : static_cast<int64_t>(*v);
+}
+
+std::optional<double> parse_proc_decimal(std::string_view text) {
+  const std::size_t first = text.find_first_not_of(" \t");
+  const std::size_t last = text.find_last_not_of(" \t\n");
+  if (first == std::string_view::npos) return std::nullopt;
+  const std::string_view number = text.substr(first, last - first + 1);
+  const std::size_t dot = number.find('.');
+  const std::string_view whole = number.substr(0, dot);
+  const std::string_view fraction =
+      dot == std::string_view::npos ? std::string_view() : number.substr(dot + 1);
+  const auto digits = [](std::string_view s) {
+    return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (whole.empty() || whole.size() > 15 || !digits(whole) || !digits(fraction) ||
+      (dot != std::string_view::npos && fraction.empty())) {
+    return std::nullopt;
+  }
+  return std::strtod(std::string(number).c_str(), nullptr);
+}
+
+namespace {
+
+// A whole non-negative decimal number (a sysfs counter or frequency).
+std::optional<uint64_t> platform_parse_unsigned(const std::string& text) {
+  return parse_sysfs_unsigned(text);
+}
+
+// A whole decimal integer that may be negative (a temperature in millidegrees).
+std::optional<double> platform_parse_signed(const std::string& text) {
+  const std::optional<int64_t> v = parse_sysfs_signed(text);
   if (!v) return std::nullopt;
-  return negative ? -static_cast<double>(*v) : static_cast<double>(*v);
+  return static_cast<double>(*v);
 }
 
 std::string platform_trimmed(std::string s) {
@@ -256,10 +316,8 @@ std::vector<double> CpuClockReader::read_mhz() const {
     if (line.rfind("cpu MHz", 0) != 0) continue;
     const std::size_t colon = line.find(':');
     if (colon == std::string::npos) continue;
-    char* end = nullptr;
-    const std::string number = line.substr(colon + 1);
-    const double v = std::strtod(number.c_str(), &end);
-    if (end != number.c_str() && std::isfinite(v) && v > 0) out.push_back(v);
+    const std::optional<double> v = parse_proc_decimal(std::string_view(line).substr(colon + 1));
+    if (v && *v > 0) out.push_back(*v);
   }
   return out;
 }
@@ -352,9 +410,19 @@ std::optional<SystemCpuTimes> read_system_cpu_times(const fs::path& sysroot, std
   in >> label;
   uint64_t f[8] = {};  // user nice system idle iowait irq softirq steal
   int n = 0;
-  while (n < 8 && in >> f[n]) ++n;
-  if (label != "cpu" || n < 4) {
-    error = fmt::format("{}: the first line is not the 'cpu' totals", path.string());
+  std::string field;
+  bool numbers = true;
+  while (n < 8 && in >> field) {
+    const std::optional<uint64_t> v = parse_sysfs_unsigned(field);
+    if (!v) {
+      numbers = false;
+      break;
+    }
+    f[n++] = *v;
+  }
+  if (label != "cpu" || n < 4 || !numbers) {
+    error = fmt::format("{}: the first line is not the 'cpu' totals (counts of ticks)",
+                        path.string());
     return std::nullopt;
   }
   SystemCpuTimes t;

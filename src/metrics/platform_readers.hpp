@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <neurobench/json.hpp>
@@ -34,6 +35,16 @@ struct SampleStats {
   /// Reads `{"count", "sum", "min", "max"}`; throws MetricError naming `where` otherwise.
   [[nodiscard]] static SampleStats from_json(const Json& j, const std::string& where);
 };
+
+/// A number of sysfs or /proc, strictly (docs/deployment-metrics.md): the whole field one
+/// decimal integer within 64 bits, blanks and one final newline around it; nullopt otherwise
+/// (`0x10`, `1e400`, `1000 2000`, a value that would wrap).
+[[nodiscard]] std::optional<uint64_t> parse_sysfs_unsigned(std::string_view text);
+/// The same, with an optional leading '-' (a temperature), within int64.
+[[nodiscard]] std::optional<int64_t> parse_sysfs_signed(std::string_view text);
+/// A decimal number of /proc/cpuinfo (`2400.000`): digits, an optional fraction; nullopt for
+/// anything else (hex, an exponent, more than 15 integer digits).
+[[nodiscard]] std::optional<double> parse_proc_decimal(std::string_view text);
 
 /// The contents of a small file (a sysfs attribute), or nullopt with `error` set to the path and
 /// the system's reason (`.../energy_uj: Permission denied`).

@@ -208,6 +208,104 @@ TEST_CASE("the CPU clock from cpufreq, else from /proc/cpuinfo", "[metrics][plat
   CHECK_THAT(none.unavailable(), Catch::Contains("no CPU clock") && Catch::Contains("cpuinfo"));
 }
 
+TEST_CASE("sysfs and /proc numbers are read strictly: a whole decimal field within 64 bits",
+          "[metrics][platform]") {
+  using neurobench::detail::parse_proc_decimal;
+  using neurobench::detail::parse_sysfs_signed;
+  using neurobench::detail::parse_sysfs_unsigned;
+  CHECK(parse_sysfs_unsigned("262143328850\n") == 262143328850ULL);
+  CHECK(parse_sysfs_unsigned(" 7 ") == 7U);
+  CHECK(parse_sysfs_unsigned("18446744073709551615\n") == 18446744073709551615ULL);
+  for (const char* bad : {"99999999999999999999\n", "18446744073709551616", "1e400\n", "0x10",
+                          "1000 2000\n", "12abc", "", "\n", "-5", "1.5", "5\n\n", "+5"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_sysfs_unsigned(bad));
+  }
+  CHECK(parse_sysfs_signed("-5000\n") == -5000);
+  CHECK(parse_sysfs_signed("41000\n") == 41000);
+  for (const char* bad : {"99999999999999999999", "9223372036854775808", "1e400", "--5", "- 5"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_sysfs_signed(bad));
+  }
+  CHECK(parse_proc_decimal(" 2450.000\n") == 2450.0);
+  CHECK(parse_proc_decimal("2449") == 2449.0);
+  for (const char* bad : {"0x10", "1e400", "inf", "nan", "2450.", ".5", "1 2", "-3",
+                          "9999999999999999.0"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_proc_decimal(bad));
+  }
+}
+
+TEST_CASE("a source whose number is loose is unavailable with the reason, never wrapped",
+          "[metrics][platform]") {
+  neurobench::test::TempDir root;
+  platform_write(root.path(), "sys/class/thermal/thermal_zone0/type", "acpitz\n");
+  platform_write(root.path(), "sys/class/thermal/thermal_zone0/temp", "99999999999999999999\n");
+  platform_write(root.path(), "sys/class/thermal/thermal_zone1/type", "exp\n");
+  platform_write(root.path(), "sys/class/thermal/thermal_zone1/temp", "1e400\n");
+  const TemperatureReader t(root.path());
+  CHECK(t.names().empty());
+  CHECK_THAT(t.unavailable(), Catch::Contains("thermal_zone0/temp: not a temperature") &&
+                                  Catch::Contains("thermal_zone1/temp: not a temperature"));
+  platform_write(root.path(), "sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq",
+                 "99999999999999999999\n");
+  const CpuClockReader clock(root.path());
+  CHECK_FALSE(clock.unavailable().empty());
+  platform_write(root.path(), "sys/class/powercap/intel-rapl:0/name", "package-0\n");
+  platform_write(root.path(), "sys/class/powercap/intel-rapl:0/max_energy_range_uj", "1000\n");
+  for (const char* bad : {"0x10\n", "1000 2000\n"}) {
+    platform_write(root.path(), "sys/class/powercap/intel-rapl:0/energy_uj", bad);
+    const RaplReader rapl(root.path());
+    CHECK(rapl.domains() == 0);
+    CHECK_THAT(rapl.unavailable(), Catch::Contains("not a counter"));
+  }
+  platform_write(root.path(), "proc/stat", "cpu  100 0x10 100 800\n");
+  std::string error;
+  CHECK_FALSE(neurobench::detail::read_system_cpu_times(root.path(), error));
+  CHECK_THAT(error, Catch::Contains("proc/stat"));
+}
+
+TEST_CASE("a FIFO or a device among the sources is unavailable at once, never waited on",
+          "[metrics][platform]") {
+  // Each file a reader opens, made a FIFO with no writer: open() would wait for one for ever.
+  const char* sources[] = {"sys/class/powercap/intel-rapl:0/energy_uj",
+                           "sys/class/powercap/intel-rapl:0/max_energy_range_uj",
+                           "sys/class/powercap/intel-rapl:0/name",
+                           "sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq",
+                           "sys/class/thermal/thermal_zone0/temp",
+                           "sys/class/thermal/thermal_zone0/type",
+                           "sys/class/hwmon/hwmon0/temp1_input",
+                           "proc/stat",
+                           "proc/cpuinfo"};
+  for (const char* fifo : sources) {
+    INFO(fifo);
+    neurobench::test::TempDir root;
+    platform_rapl_tree(root.path(), 1, 2);
+    platform_thermal_tree(root.path());
+    platform_clock_tree(root.path());
+    platform_write(root.path(), "sys/class/hwmon/hwmon0/name", "chip\n");
+    const fs::path path = root.path() / fifo;
+    fs::create_directories(path.parent_path());
+    fs::remove(path);
+    REQUIRE(mkfifo(path.c_str(), 0600) == 0);
+    std::string error;
+    const auto text = neurobench::detail::read_small_file(path, error);
+    CHECK_FALSE(text);
+    CHECK_THAT(error, Catch::Contains("FIFO") && Catch::Contains("not a regular file"));
+    // Every reader finishes, with the other sources where there are some.
+    (void)RaplReader(root.path());
+    (void)CpuClockReader(root.path());
+    (void)TemperatureReader(root.path());
+    (void)neurobench::detail::read_system_cpu_times(root.path(), error);
+  }
+  // A link to a character device is no sysfs attribute either.
+  neurobench::test::TempDir root;
+  platform_write(root.path(), "sys/class/thermal/thermal_zone0/type", "acpitz\n");
+  fs::create_symlink("/dev/zero", root.path() / "sys/class/thermal/thermal_zone0/temp");
+  const TemperatureReader t(root.path());
+  CHECK_THAT(t.unavailable(), Catch::Contains("a character device, not a regular file"));
+}
+
 TEST_CASE("the sampler's records become the four metrics' values", "[metrics][platform]") {
   neurobench::test::TempDir root;
   platform_rapl_tree(root.path(), 1000000, 0);
@@ -431,6 +529,17 @@ TEST_CASE("NVML without an energy counter integrates power, without a driver it 
     const Timings t = platform_timings(sampler.stop(1, 1));
     CHECK_THAT(t.platform["Temperature"][0]["unavailable"]["gpu"].get<std::string>(),
                Catch::Contains("cannot be loaded"));
+  }
+  SECTION("a FIFO at that path: unavailable at once, not waited on") {
+    PlatformSampling s = platform_request(empty.path(), false, false, false, true);
+    const fs::path fifo = empty.path() / "libnvidia-ml.so.1";
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    s.nvml_library = fifo.string();
+    PlatformSampler sampler({{"Temperature", s}}, gpu);
+    sampler.start();
+    const Timings t = platform_timings(sampler.stop(1, 1));
+    CHECK_THAT(t.platform["Temperature"][0]["unavailable"]["gpu"].get<std::string>(),
+               Catch::Contains("a FIFO (named pipe), not a regular file"));
   }
 }
 
