@@ -8,6 +8,8 @@
 
 #include <c10/util/Exception.h>
 
+#include "util/text.hpp"
+
 namespace neurobench {
 
 int exit_status_for(ErrorKind kind) {
@@ -22,8 +24,10 @@ int exit_status_for(ErrorKind kind) {
 }
 
 namespace {
-ErrorReport report(ErrorKind kind, std::string message) {
-  return ErrorReport{kind, std::move(message), exit_status_for(kind)};
+// Every message may quote what a user gave (a path, a line of a file): the last guard against
+// a megabyte line or an escape sequence reaching the terminal.
+ErrorReport report(ErrorKind kind, const std::string& message) {
+  return ErrorReport{kind, detail::message_text(message), exit_status_for(kind)};
 }
 }  // namespace
 

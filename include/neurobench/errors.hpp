@@ -89,7 +89,10 @@ enum class ErrorKind {
 /// An exception told to a user: its kind, a one-line message and the exit status.
 struct ErrorReport {
   ErrorKind kind = ErrorKind::Unknown;  ///< What was thrown.
-  std::string message;  ///< The exception's message, without LibTorch's C++ backtrace.
+  /// The exception's message, without LibTorch's C++ backtrace, safe to print: control
+  /// characters escaped (line breaks and tabs kept), cut after 4000 characters with a note of
+  /// how many bytes were left out.
+  std::string message;
   /// exit_status_for(kind); for an Interrupted with a signal, 128 + the signal's number.
   int exit_status = kExitError;
 };

@@ -284,10 +284,29 @@ PYBIND11_MODULE(_core, m) {
   m.doc() =
       "The C++ harness of neurobench_cpp (neurobench-cpp's PreparedRun); use "
       "neurobench_cpp.Benchmark";
-  auto error = py::register_exception<nb::Error>(m, "Error", PyExc_RuntimeError);
-  py::register_exception<nb::MetricError>(m, "MetricError", error.ptr());
-  py::register_exception<nb::UsageError>(m, "UsageError", PyExc_ValueError);
-  py::register_exception<nb::InputError>(m, "InputError", PyExc_ValueError);
+  // The library's exceptions as Python's, each message as the command line prints it
+  // (describe_error(): control characters escaped, bounded).
+  static py::exception<nb::Error> error(m, "Error", PyExc_RuntimeError);
+  static py::exception<nb::MetricError> metric_error(m, "MetricError", error.ptr());
+  static py::exception<nb::UsageError> usage_error(m, "UsageError", PyExc_ValueError);
+  static py::exception<nb::InputError> input_error(m, "InputError", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    if (!p) return;
+    const auto say = [&p](const py::object& type) {
+      PyErr_SetString(type.ptr(), nb::describe_error(p).message.c_str());
+    };
+    try {
+      std::rethrow_exception(p);
+    } catch (const nb::MetricError&) {
+      say(metric_error);
+    } catch (const nb::UsageError&) {
+      say(usage_error);
+    } catch (const nb::InputError&) {
+      say(input_error);
+    } catch (const nb::Error&) {
+      say(error);
+    }
+  });
   py::class_<LoadedModel>(m, "LoadedModel",
                           "A TorchScript model loaded once, for run()'s parts key 'loaded'");
   m.def("load_model", &load_model, py::arg("path"), py::arg("stepwise"),

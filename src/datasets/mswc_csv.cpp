@@ -206,31 +206,34 @@ std::vector<ListedClip> parse_list(std::string_view text, const fs::path& file) 
     throw InputError(
         fmt::format("{} line {}: not UTF-8 text (byte {}); NeuroBench reads the "
                     "list as UTF-8",
-                    file.string(), line_of(text, bad), bad));
+                    detail::path_text(file), line_of(text, bad), bad));
   }
+  const std::string where = detail::path_text(file);
   std::vector<ListedClip> clips;
   int64_t number = 0;
   for (const std::string_view raw : python_lines(text)) {
     ++number;
     const std::string_view line = python_strip(raw);
+    const std::size_t nul = line.find('\0');
+    if (nul != std::string_view::npos) {
+      throw InputError(fmt::format("{} line {}: a NUL byte at column {} ('{}')", where, number,
+                                   nul + 1, detail::printable(line, 100)));
+    }
     const std::vector<std::string_view> fields = split_commas(line);
     if (fields.size() != 3) {
       throw InputError(fmt::format(
           "{} line {}: {} field{} ('{}'); expected three, PATH,WORD,LANG (an empty line is "
           "refused too: NeuroBench's loader fails on it)",
-          file.string(), number, fields.size(), fields.size() == 1 ? "" : "s",
+          where, number, fields.size(), fields.size() == 1 ? "" : "s",
           detail::printable(line, 100)));
     }
     if (fields[1] == "WORD") continue;  // a header line, wherever it is
-    if (line.find('\0') != std::string_view::npos) {
-      throw InputError(fmt::format("{} line {}: a NUL byte in the line", file.string(), number));
-    }
     const std::optional<int64_t> label = mswc_label(fields[1]);
     if (!label) {
       throw InputError(fmt::format(
           "{} line {}: '{}' is not one of NeuroBench's 200 FSCIL keywords (FSCIL_KEYWORDS; "
           "the first is '{}')",
-          file.string(), number, detail::printable(fields[1], 60), mswc_keywords().front()));
+          where, number, detail::printable(fields[1], 60), mswc_keywords().front()));
     }
     clips.push_back(
         {std::string(fields[0]), std::string(fields[1]), std::string(fields[2]), *label, number});
@@ -242,22 +245,35 @@ std::string clip_file(const fs::path& folder, const ListedClip& clip) {
   return python_join(python_join(python_join(folder.string(), clip.lang), "clips"), clip.path);
 }
 
+namespace {
+
+// Whether anything is at `p` itself, a link to nothing or a link loop included: the reader then
+// says what is wrong with it rather than that it is not there.
+bool entry_at(const fs::path& p) {
+  std::error_code ec;
+  return fs::symlink_status(p, ec).type() != fs::file_type::not_found && !ec;
+}
+
+}  // namespace
+
 fs::path find_release(const fs::path& path, const std::string& list) {
   std::error_code ec;
-  if (fs::exists(path / list, ec)) return path;
-  if (fs::exists(path / "MSWC" / list, ec)) return path / "MSWC";
+  if (entry_at(path / list)) return path;
+  if (entry_at(path / "MSWC" / list)) return path / "MSWC";
   detail::check_listable(path, "MSWC folder");
   const std::string looked_for = fmt::format(
       "looked for {} (the release folder) and {} (NeuroBench's root); the release is {}",
-      (path / list).string(), (path / "MSWC" / list).string(), kMswcUrl);
+      detail::path_text(path / list), detail::path_text(path / "MSWC" / list), kMswcUrl);
   if (!fs::exists(path, ec)) {
-    throw InputError(fmt::format("{}: no such MSWC folder: {}", path.string(), looked_for));
+    throw InputError(
+        fmt::format("{}: no such MSWC folder: {}", detail::path_text(path), looked_for));
   }
   if (!fs::is_directory(path, ec)) {
     throw InputError(fmt::format("{}: not a folder; an MSWC data set is a folder: {}",
-                                 path.string(), looked_for));
+                                 detail::path_text(path), looked_for));
   }
-  throw InputError(fmt::format("{}: no MSWC list {}: {}", path.string(), list, looked_for));
+  throw InputError(
+      fmt::format("{}: no MSWC list {}: {}", detail::path_text(path), list, looked_for));
 }
 
 }  // namespace mswc_detail

@@ -224,9 +224,39 @@ TEST_CASE("a list that is not three fields per line, a keyword or UTF-8 is refus
           "2: not UTF-8 text (byte 34)");
   refused("collection/v.opus,Collection,en\n", "1: 'Collection' is not one of");
   const char nul[] = "collection/v\0.opus,collection,en\n";
-  refused(std::string(nul, sizeof(nul) - 1), "1: a NUL byte");
+  refused(std::string(nul, sizeof(nul) - 1), "1: a NUL byte at column 13");
+  // A line of a NUL alone is named as such, not as one field shown as '?'.
+  refused(std::string("collection/v.opus,collection,en\n\0\n", 34), "2: a NUL byte at column 1");
   // Whitespace inside a field is kept, as Python keeps it: the word is then no keyword.
   refused("collection/v.opus, collection,en\n", "1: ' collection' is not one of");
+}
+
+TEST_CASE("list messages quote paths bounded and escaped, and name a list that is a loop",
+          "[datasets][mswc][messages]") {
+  TempDir tmp;
+  const fs::path m = make_mswc_release(tmp.path());
+  // A 20 MB clip path: the message quotes an excerpt, not the path.
+  write_bytes(m / "base_val.csv", std::string(20U << 20U, 'p') + ".opus,collection,en\n");
+  try {
+    (void)Mswc(m, base(MswcProcedure::Validation));
+    FAIL("no error");
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    CHECK(message.size() < 2000);
+    CHECK_THAT(message, Catch::Contains("base_val.csv line 1 names a clip that is not there") &&
+                            Catch::Contains("ppp..."));
+  }
+  // An escape sequence in a path reaches no terminal raw.
+  write_bytes(m / "base_val.csv", "collection/\x1b[2Jv.opus,collection,en\n");
+  REQUIRE_THROWS_WITH(Mswc(m, base(MswcProcedure::Validation)),
+                      Catch::Contains("collection/\\x1b[2Jv.opus") && !Catch::Contains("\x1b"));
+  // A list that is a symbolic link loop is named as one, not as "no MSWC list".
+  fs::remove(m / "base_test.csv");
+  fs::create_symlink(m / "loop_b.csv", m / "base_test.csv");
+  fs::create_symlink(m / "base_test.csv", m / "loop_b.csv");
+  REQUIRE_THROWS_WITH(
+      Mswc(m, base(MswcProcedure::Testing)),
+      Catch::Contains((m / "base_test.csv").string()) && Catch::Contains("symbolic link loop"));
 }
 
 TEST_CASE("a clip that is not Opus, not mono or longer than one second fails get(), by name",
