@@ -39,6 +39,7 @@ std::set<std::string> registered_names() {
 struct Loaded {
   std::mutex mutex;
   std::map<std::filesystem::path, LoadedPlugin> by_path;
+  std::vector<std::filesystem::path> order;  // by_path's keys, in the order loaded
 };
 Loaded& loaded() {
   static Loaded l;
@@ -89,7 +90,14 @@ LoadedPlugin load_plugin(const std::filesystem::path& path) {
         path.string()));
   }
   l.by_path.emplace(canonical, plugin);
+  l.order.push_back(canonical);
   return plugin;
+}
+
+std::vector<std::filesystem::path> loaded_plugins() {
+  auto& l = loaded();
+  std::lock_guard<std::mutex> lock(l.mutex);
+  return l.order;
 }
 
 std::vector<LoadedPlugin> load_plugins_from_environment() {

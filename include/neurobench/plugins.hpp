@@ -33,5 +33,10 @@ LoadedPlugin load_plugin(const std::filesystem::path& path);
 /// a missing entry is a UsageError naming it.
 std::vector<LoadedPlugin> load_plugins_from_environment();
 
+/// Every library load_plugin() has loaded in this process (through a command's `--plugin` or
+/// `NEUROBENCH_PLUGIN_PATH`), each once, in the order loaded: inputs no output of a run may
+/// overwrite.
+[[nodiscard]] std::vector<std::filesystem::path> loaded_plugins();
+
 }  // namespace neurobench
 NEUROBENCH_API_END

@@ -7,11 +7,13 @@
 
 #include <neurobench/benchmark.hpp>
 #include <neurobench/config.hpp>
+#include <neurobench/data/dataset.hpp>
 #include <neurobench/datasets/kinds.hpp>
 #include <neurobench/distributed.hpp>
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/io/output_file.hpp>
+#include <neurobench/plugins.hpp>
 #include <neurobench/prepared_run.hpp>
 #include <neurobench/reporters/profile.hpp>
 #include <neurobench/reporters/results.hpp>
@@ -209,8 +211,8 @@ std::vector<ResultsFile> results_files(const OutputFiles& outputs) {
 
 // Every output is checked before the model is loaded, so that a long run is not lost to a
 // typo: a writable folder, not a directory, not an input, not another output.
-void check_outputs(const std::vector<ResultsFile>& files, const BenchmarkConfig& c,
-                   const std::string& config_file) {
+std::vector<NamedFile> check_outputs(const std::vector<ResultsFile>& files,
+                                     const BenchmarkConfig& c, const std::string& config_file) {
   std::vector<NamedFile> outputs;
   for (const auto& f : files) {
     try {
@@ -246,7 +248,18 @@ void check_outputs(const std::vector<ResultsFile>& files, const BenchmarkConfig&
   std::vector<NamedFile> inputs = {{c.model, "--model"}};
   if (!c.data.empty()) inputs.push_back({c.data, "--data"});
   if (!config_file.empty()) inputs.push_back({config_file, "the config file"});
+  for (const auto& plugin : loaded_plugins()) inputs.push_back({plugin, "a plugin library"});
   check_distinct_files(outputs, inputs);
+  return outputs;
+}
+
+// The files the data set reads, as inputs no output may overwrite.
+std::vector<NamedFile> dataset_inputs(const Dataset& data, const BenchmarkConfig& c) {
+  const std::string role = c.dataset.empty()
+                               ? std::string("--data")
+                               : fmt::format("read by the data set {}:{}", c.dataset.kind,
+                                             detail::printable(c.dataset.path.string()));
+  return named_files(data.input_files(), role);
 }
 
 // Writes the results files, all or none; the table is on stdout already, so a failure here
@@ -324,6 +337,13 @@ BenchmarkConfig resolve_run_args(const CLI::App& run, const RunArgs& cli) {
   }
   if (given("--dataset-options")) {
     const Json options = dataset_options_flag(cli.dataset_options);
+    // Two flags naming the subset: neither wins in silence (a config's subset gives way to
+    // either, as every flag wins over the config).
+    if (given("--subset") && options.contains("subset") && options["subset"] != Json(cli.subset)) {
+      throw UsageError(fmt::format(
+          "--subset '{}' and --dataset-options' subset {} disagree: give the subset once",
+          detail::printable(cli.subset, 60), detail::json_excerpt(options["subset"])));
+    }
     for (const auto& [key, value] : options.items()) merged.dataset.options[key] = value;
   }
   if (given("--subset")) merged.dataset.options["subset"] = cli.subset;
@@ -379,7 +399,7 @@ int run_command(const BenchmarkConfig& c, const std::string& config_file,
   parts.config_file = config_file;
   RunOptions& run_options = *parts.options;
   const std::vector<ResultsFile> files = results_files(c.outputs);
-  check_outputs(files, c, config_file);
+  const std::vector<NamedFile> outputs = check_outputs(files, c, config_file);
   // SIGINT and SIGTERM stop the run after the batch in progress, with no results file.
   stop_on_signals();
   // A sharded run connects first, so that a rank that cannot join stops every rank early.
@@ -397,6 +417,8 @@ int run_command(const BenchmarkConfig& c, const std::string& config_file,
   if (run_options.group != nullptr) run_options.device = rank_device(run_options.device, *rank);
 
   PreparedRun prepared = PreparedRun::from_config(c, std::move(parts));
+  // The files the data set reads are known once it is open: still before the first batch.
+  check_distinct_files(outputs, dataset_inputs(*prepared.data(), c));
   Results results;
   try {
     results = prepared.run();

@@ -13,7 +13,9 @@
 #include <fmt/format.h>
 
 #include <neurobench/errors.hpp>
+#include <neurobench/io/output_file.hpp>
 #include <neurobench/json.hpp>
+#include <neurobench/plugins.hpp>
 
 #include "cli/commands.hpp"
 #include "suite/plan.hpp"
@@ -22,6 +24,7 @@
 #include "suite/scheduler.hpp"
 #include "suite/suite_file.hpp"
 #include "suite/summary_files.hpp"
+#include "util/text.hpp"
 
 namespace neurobench::cli {
 
@@ -105,9 +108,50 @@ void print_summary(const suite::SummaryFiles& summary, const fs::path& folder, s
   }
 }
 
+// The suite's records and summaries are JSON, which holds UTF-8 only: a suite file or results
+// folder whose absolute path is not (a folder of that name, or the working folder) is refused
+// before anything is read, made or run.
+void check_utf8_path(const fs::path& path, const char* role) {
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(path, ec);
+  const std::string text = (ec ? path : absolute).string();
+  if (!detail::is_utf8(text)) {
+    throw UsageError(fmt::format(
+        "{}: the path {} is not valid UTF-8, which the suite's records (JSON) cannot hold: "
+        "rename it, or give a symbolic link with a UTF-8 name",
+        role, detail::path_text(ec ? path : absolute)));
+  }
+}
+
+// The files the suite writes itself (the summaries, each group's config; each run's results
+// are checked by its own `neurobench run`) against what it reads: the suite file, the groups'
+// models and data, the plugin libraries. Before the results folder is made.
+void check_suite_outputs(const suite::SuiteFile& s, const fs::path& folder) {
+  std::vector<NamedFile> outputs;
+  for (const char* name : {"summary.json", "summary.md", "summary.html"}) {
+    outputs.push_back({folder / name, "the suite's summary"});
+  }
+  std::vector<NamedFile> inputs = {{s.file, "the suite file"}};
+  for (const auto& g : s.groups) {
+    outputs.push_back({folder / "runs" / g.id / "config.json", "group " + g.id + "'s config"});
+    inputs.push_back({g.config.model, "group " + g.id + "'s model"});
+    if (!g.config.data.empty()) inputs.push_back({g.config.data, "group " + g.id + "'s data"});
+    if (!g.config.dataset.empty()) {
+      inputs.push_back({g.config.dataset.path, "group " + g.id + "'s data set"});
+    }
+  }
+  for (const auto& plugin : loaded_plugins()) inputs.push_back({plugin, "a plugin library"});
+  check_distinct_files(outputs, inputs);
+}
+
 }  // namespace
 
 int suite_command(const SuiteArgs& args, const CLI::App& command, std::ostream& out) {
+  check_utf8_path(args.file, "the suite file");
+  // Without --out, the results go to SUITE-results in the working folder (results_folder()).
+  check_utf8_path(args.out.empty() ? fs::path(fs::path(args.file).stem().string() + "-results")
+                                   : fs::path(args.out),
+                  "--out");
   const suite::SuiteFile s = suite::read_suite_file(args.file);
   const auto given = [&](const char* name) { return command.get_option(name)->count() > 0; };
   const int jobs = given("--jobs") ? args.jobs : s.jobs;
@@ -115,6 +159,7 @@ int suite_command(const SuiteArgs& args, const CLI::App& command, std::ostream& 
   if (given("--timeout")) {
     timeout = args.timeout_seconds > 0 ? std::optional<double>(args.timeout_seconds) : std::nullopt;
   }
+  check_suite_outputs(s, suite::results_folder(s, args.out));
   const suite::ResultsFolder folder(suite::results_folder(s, args.out));
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);

@@ -80,6 +80,7 @@ TensorDataset TensorDataset::from_npz(const std::filesystem::path& path,
   torch::Tensor targets = archive.read("targets");
   TensorDataset dataset(std::move(data), std::move(targets), {}, path.string());
   dataset.sha256_ = detail::file_sha256(path);
+  dataset.files_ = {path};
   return dataset;
 }
 
@@ -100,5 +101,7 @@ std::vector<NamedArray> TensorDataset::arrays() const {
 }
 
 std::optional<std::string> TensorDataset::source_sha256() const { return sha256_; }
+
+std::vector<std::filesystem::path> TensorDataset::input_files() const { return files_; }
 
 }  // namespace neurobench

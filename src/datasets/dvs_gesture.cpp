@@ -46,8 +46,6 @@ constexpr const char* kTonicInRoot = "DVSGesture";  // tonic's save_to/<class na
 constexpr std::uint64_t kMaxTextBytes = std::uint64_t{16} << 20;
 constexpr std::int64_t kDefaultTimeBins = 150;
 
-
-
 bool release_at(const fs::path& p) {
   return is_folder(p) && (present(p / kTrainList) || present(p / kTestList));
 }
@@ -324,7 +322,7 @@ void DvsGesture::index_release(const fs::path& folder) {
   detail::Sha256 digest;
   const auto add = [&digest](const std::string& text) { digest.update(text.data(), text.size()); };
   add(fmt::format("dvs-gesture release {}\n", to_string(subset_)));
-  detail::Progress progress(!options_.quiet, trials.size(), "recordings indexed");
+  detail::Progress progress(!options_.quiet, trials.size(), "recordings indexed", /*stops=*/true);
   std::size_t done = 0;
   for (const auto& [line, name] : trials) {
     const std::string where = fmt::format("{} line {}: ", list.string(), line);
@@ -390,6 +388,7 @@ void DvsGesture::index_export(const fs::path& root) {
   }
   std::vector<std::string> trials;
   for (auto& name : entries(folder_)) {
+    if (!name.empty() && name[0] != '.') detail::check_entry_resolves(folder_ / name, "trial");
     if (is_folder(folder_ / name) && !name.empty() && name[0] != '.') {
       trials.push_back(std::move(name));
     }
@@ -423,7 +422,7 @@ void DvsGesture::index_export(const fs::path& root) {
   detail::Sha256 digest;
   const auto add = [&digest](const std::string& text) { digest.update(text.data(), text.size()); };
   add(fmt::format("dvs-gesture tonic {}\n", to_string(subset_)));
-  detail::Progress progress(!options_.quiet, pending.size(), "files indexed");
+  detail::Progress progress(!options_.quiet, pending.size(), "files indexed", /*stops=*/true);
   for (std::size_t i = 0; i < pending.size(); ++i) {
     (void)check_export_npy(pending[i].file);
     add(fmt::format("{} {}\n", pending[i].relative,
@@ -513,6 +512,20 @@ std::string DvsGesture::describe() const {
 }
 
 std::optional<std::string> DvsGesture::source_sha256() const { return sha256_; }
+
+std::vector<fs::path> DvsGesture::input_files() const {
+  std::vector<fs::path> files;
+  if (release_) {
+    files.push_back(folder_ / (subset_ == DvsGestureSubset::Train ? kTrainList : kTestList));
+  }
+  for (const Sample& s : samples_) {
+    // A release's recordings hold several samples each: one entry per file.
+    if (!files.empty() && files.back() == s.file) continue;
+    files.emplace_back(s.file);
+    if (release_) files.push_back(labels_file(s.file));
+  }
+  return files;
+}
 
 std::int64_t DvsGesture::label(std::int64_t index) const { return sample(index).label; }
 

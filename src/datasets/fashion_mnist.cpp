@@ -70,10 +70,12 @@ TensorDataset fashion_mnist(const std::filesystem::path& folder, FashionMnistSpl
   }
   torch::Tensor data = images.to(torch::kFloat32).div_(255.0F).unsqueeze(1).contiguous();
   torch::Tensor targets = labels.to(torch::kInt64);
-  return TensorDataset(
+  TensorDataset dataset(
       std::move(data), std::move(targets), {},
       fmt::format("Fashion-MNIST {} split ({})",
                   split == FashionMnistSplit::Train ? "training" : "test", folder.string()));
+  dataset.set_input_files({image_file, label_file});
+  return dataset;
 }
 
 TensorDataset fashion_mnist(FashionMnistSplit split) {

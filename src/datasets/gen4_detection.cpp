@@ -20,6 +20,7 @@
 #include "io/input_file.hpp"
 #include "util/progress.hpp"
 #include "util/sha256.hpp"
+#include "util/text.hpp"
 
 namespace neurobench::datasets {
 namespace {
@@ -199,8 +200,10 @@ Gen4Detection::Index Gen4Detection::index_folder(const std::filesystem::path& fo
   std::vector<std::filesystem::path> files;
   detail::check_listable(dir, "folder");
   std::error_code ec;
+  // Every NAME.h5, whatever it is, as NeuroBench's glob finds it: one that is not a regular
+  // file (a folder, a FIFO, a link to nothing) is refused below, by name, not left out.
   for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().extension() == ".h5" && it->is_regular_file(ec)) files.push_back(it->path());
+    if (it->path().extension() == ".h5") files.push_back(it->path());
   }
   if (ec)
     throw InputError(fmt::format("{}: cannot list the folder: {}", dir.string(), ec.message()));
@@ -226,7 +229,7 @@ Gen4Detection::Index Gen4Detection::index_folder(const std::filesystem::path& fo
   const std::string head = fmt::format("gen4 {} {} {} {} {} {}\n", to_string(subset), o.num_tbins,
                                        o.delta_t_us, o.channels, o.height, o.width);
   digest.update(head.data(), head.size());
-  detail::Progress progress(!o.quiet, kept.size(), "recordings indexed");
+  detail::Progress progress(!o.quiet, kept.size(), "recordings indexed", /*stops=*/true);
   std::string first_type;
   for (std::size_t i = 0; i < kept.size(); ++i) {
     Recording r;
@@ -234,12 +237,15 @@ Gen4Detection::Index Gen4Detection::index_folder(const std::filesystem::path& fo
     // metavision's load_box_events: '_bbox.npy'.join(path.rsplit('.h5', 1))
     const std::string path = r.h5.string();
     r.boxes = path.substr(0, path.size() - 3) + "_bbox.npy";
-    if (!std::filesystem::exists(r.boxes, ec)) {
+    (void)detail::check_regular_input(r.h5, "recording");
+    if (std::filesystem::symlink_status(r.boxes, ec).type() ==
+        std::filesystem::file_type::not_found) {
       throw InputError(
           fmt::format("{}: the recording has no boxes file {} (NeuroBench skips only the four test "
                       "recordings without labels)",
-                      r.h5.string(), r.boxes.filename().string()));
+                      detail::path_text(r.h5), detail::path_text(r.boxes.filename())));
     }
+    (void)detail::check_regular_input(r.boxes, "boxes file");
     const Gen4Header h = read_gen4_header(r.h5, o);
     if (i == 0)
       first_type = fmt::format("{}{}", h.type, h.store_as_uint8 ? " (store_as_uint8)" : "");
@@ -307,6 +313,15 @@ std::string Gen4Detection::describe() const {
 }
 
 std::optional<std::string> Gen4Detection::source_sha256() const { return sha256_; }
+
+std::vector<std::filesystem::path> Gen4Detection::input_files() const {
+  std::vector<std::filesystem::path> files;
+  for (const Recording& r : recordings_) {
+    files.push_back(r.h5);
+    files.push_back(r.boxes);
+  }
+  return files;
+}
 
 const Gen4Detection::Recording& Gen4Detection::recording(int64_t index) const {
   if (index < 0 || index >= static_cast<int64_t>(recordings_.size())) {

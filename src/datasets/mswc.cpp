@@ -128,7 +128,7 @@ Mswc::Mswc(const fs::path& path, MswcOptions options) : options_(std::move(optio
   detail::Sha256 digest;
   digest.update(bytes.data(), bytes.size());
   clips_.reserve(listed.size());
-  detail::Progress progress(!options_.quiet, listed.size(), "files found");
+  detail::Progress progress(!options_.quiet, listed.size(), "files found", /*stops=*/true);
   for (std::size_t i = 0; i < listed.size(); ++i) {
     mswc_detail::ListedClip& c = listed[i];
     std::string file = mswc_detail::clip_file(folder_, c);
@@ -136,8 +136,8 @@ Mswc::Mswc(const fs::path& path, MswcOptions options) : options_(std::move(optio
     try {
       size = detail::check_regular_input(file, "MSWC clip");
     } catch (const InputError& e) {
-      throw InputError(fmt::format("{} line {} names a clip that is not there: {}", list_.string(),
-                                   c.line, e.what()));
+      throw InputError(fmt::format("{} line {} names a clip that is not there: {}",
+                                   detail::path_text(list_), c.line, e.what()));
     }
     const std::string line = fmt::format("{}/clips/{} {}\n", c.lang, c.path, size);
     digest.update(line.data(), line.size());
@@ -188,6 +188,12 @@ std::string Mswc::describe() const {
 }
 
 std::optional<std::string> Mswc::source_sha256() const { return sha256_; }
+
+std::vector<fs::path> Mswc::input_files() const {
+  std::vector<fs::path> files = {list_};
+  for (const Clip& c : clips_) files.emplace_back(c.file);
+  return files;
+}
 
 fs::path Mswc::file(int64_t index) const { return clip(index).file; }
 

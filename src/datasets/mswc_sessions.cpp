@@ -19,6 +19,7 @@
 #include <neurobench/errors.hpp>
 
 #include "datasets/mswc_csv.hpp"
+#include "io/input_file.hpp"
 #include "util/text.hpp"
 
 namespace neurobench::datasets {
@@ -119,7 +120,7 @@ LanguageClasses language_classes(const fs::path& folder, const std::string& lang
     throw InputError(fmt::format(
         "{}: {} clips, not a whole number of classes of {} (NeuroBench's loader would leave "
         "the last {} out)",
-        out.list.string(), n, per, n % per));
+        detail::path_text(out.list), n, per, n % per));
   }
   for (int64_t start = 0; start < n; start += per) {
     const auto& first = out.rows[static_cast<std::size_t>(start)];
@@ -129,18 +130,18 @@ LanguageClasses language_classes(const fs::path& folder, const std::string& lang
         throw InputError(fmt::format(
             "{} line {}: word '{}' in the block of {} clips of '{}' (from line {}); a class's "
             "clips are {} consecutive lines",
-            out.list.string(), row.line, detail::printable(row.word, 60), per,
+            detail::path_text(out.list), row.line, detail::printable(row.word, 60), per,
             detail::printable(first.word, 60), first.line, per));
       }
     }
     if (!out.first_row.emplace(first.label, start).second) {
       throw InputError(fmt::format("{} line {}: word '{}' has a second block of clips",
-                                   out.list.string(), first.line,
+                                   detail::path_text(out.list), first.line,
                                    detail::printable(first.word, 60)));
     }
   }
   if (static_cast<int64_t>(out.first_row.size()) < options.ways) {
-    throw InputError(fmt::format("{}: {} classes; a session needs {}", out.list.string(),
+    throw InputError(fmt::format("{}: {} classes; a session needs {}", detail::path_text(out.list),
                                  out.first_row.size(), options.ways));
   }
   return out;
@@ -186,6 +187,13 @@ class ClipList final : public Dataset {
   }
 
   std::string describe() const override { return name_; }
+
+  std::vector<fs::path> input_files() const override {
+    std::vector<fs::path> files;
+    files.reserve(clips_.size());
+    for (const Clip& c : clips_) files.emplace_back(c.first);
+    return files;
+  }
 
  private:
   std::vector<Clip> clips_;
@@ -249,11 +257,11 @@ void resolve_session(const fs::path& folder, const MswcDraws& draws, std::size_t
   std::map<std::string, std::vector<int64_t>> rows_of;
   for (std::size_t r = 0; r < classes.rows.size(); ++r) {
     const auto& row = classes.rows[r];
-    std::error_code ec;
-    if (!fs::is_regular_file(mswc_detail::clip_file(folder, row), ec)) {
+    try {
+      (void)detail::check_regular_input(mswc_detail::clip_file(folder, row), "MSWC clip");
+    } catch (const InputError& e) {
       throw InputError(fmt::format("{} line {} names a clip that is not there: {}",
-                                   classes.list.string(), row.line,
-                                   mswc_detail::clip_file(folder, row)));
+                                   detail::path_text(classes.list), row.line, e.what()));
     }
     rows_of[row.path].push_back(static_cast<int64_t>(r));
   }
@@ -264,12 +272,12 @@ void resolve_session(const fs::path& folder, const MswcDraws& draws, std::size_t
         mswc_keywords()[label], in_support ? "support" : "query", detail::printable(path, 100));
     const auto it = rows_of.find(path);
     if (it == rows_of.end()) {
-      throw InputError(fmt::format("{}: {}: not listed in {}", classes.list.string(), where,
-                                   classes.list.string()));
+      throw InputError(fmt::format("{}: {}: not listed in {}", detail::path_text(classes.list),
+                                   where, detail::path_text(classes.list)));
     }
     if (it->second.size() != 1) {
       throw InputError(fmt::format("{}: {}: listed {} times, so which one is meant is unclear",
-                                   classes.list.string(), where, it->second.size()));
+                                   detail::path_text(classes.list), where, it->second.size()));
     }
     const int64_t r = it->second.front();
     const auto& row = classes.rows[static_cast<std::size_t>(r)];
@@ -280,7 +288,7 @@ void resolve_session(const fs::path& folder, const MswcDraws& draws, std::size_t
       throw InputError(fmt::format(
           "{} line {}: {}: the clip is number {} of word '{}', not in the {} pool of class {} "
           "(its clips {} to {})",
-          classes.list.string(), row.line, where, offset, detail::printable(row.word, 60),
+          detail::path_text(classes.list), row.line, where, offset, detail::printable(row.word, 60),
           in_support ? "support" : "query", label, begin, end - 1));
     }
     return ClipList::Clip{mswc_detail::clip_file(folder, row), label};
@@ -288,8 +296,8 @@ void resolve_session(const fs::path& folder, const MswcDraws& draws, std::size_t
   for (const int64_t label : session.classes) {
     if (classes.first_row.count(label) == 0) {
       throw InputError(fmt::format("{}: session {} draws class {} ('{}'), which {} does not hold",
-                                   classes.list.string(), s, label, mswc_keywords()[label],
-                                   classes.list.string()));
+                                   detail::path_text(classes.list), s, label,
+                                   mswc_keywords()[label], detail::path_text(classes.list)));
     }
   }
   for (int64_t shot = 0; shot < o.k_shot; ++shot) {
@@ -333,7 +341,7 @@ std::shared_ptr<Dataset> MswcSessions::support(int64_t i) const {
   return std::make_shared<mswc_sessions_detail::ClipList>(
       support_[static_cast<std::size_t>(i)],
       fmt::format("MSWC session {} ({}) support: {} shots of {} classes of {}", i, session.language,
-                  draws_.options.k_shot, session.classes.size(), folder_.string()));
+                  draws_.options.k_shot, session.classes.size(), detail::path_text(folder_)));
 }
 
 std::shared_ptr<Dataset> MswcSessions::query(int64_t i) const {
@@ -347,7 +355,7 @@ std::shared_ptr<Dataset> MswcSessions::query(int64_t i) const {
   return std::make_shared<mswc_sessions_detail::ClipList>(
       std::move(clips), fmt::format("MSWC session {} query: {} clips of the {} classes of "
                                     "sessions 0 to {} of {}",
-                                    i, n, query_classes(i).size(), i, folder_.string()));
+                                    i, n, query_classes(i).size(), i, detail::path_text(folder_)));
 }
 
 std::vector<int64_t> MswcSessions::query_classes(int64_t i) const {
@@ -363,6 +371,16 @@ std::vector<int64_t> MswcSessions::query_classes(int64_t i) const {
 const std::vector<int64_t>& MswcSessions::new_classes(int64_t i) const {
   check_index(i);
   return draws_.sessions[static_cast<std::size_t>(i)].classes;
+}
+
+std::vector<fs::path> MswcSessions::input_files() const {
+  std::vector<fs::path> files;
+  for (std::size_t s = 0; s < draws_.sessions.size(); ++s) {
+    files.push_back(folder_ / draws_.sessions[s].language / "evaluation.csv");
+    for (const Clip& c : support_[s]) files.emplace_back(c.first);
+    for (const Clip& c : query_[s]) files.emplace_back(c.first);
+  }
+  return files;
 }
 
 }  // namespace neurobench::datasets

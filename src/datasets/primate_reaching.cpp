@@ -201,7 +201,7 @@ PrimateReaching::PrimateReaching(const std::filesystem::path& path, PrimateReach
   }
   const auto columns = static_cast<int64_t>(edges.size());
   spikes_.assign(edges.size() * static_cast<std::size_t>(channels_), 0);
-  detail::Progress progress(!options_.quiet, spikes.refs.size(), "cells");
+  detail::Progress progress(!options_.quiet, spikes.refs.size(), "cells", /*stops=*/true);
   for (std::size_t u = 0; u < units; ++u) {
     for (std::size_t c = 0; c < static_cast<std::size_t>(channels_); ++c) {
       const std::size_t cell = u * static_cast<std::size_t>(channels_) + c;
@@ -326,5 +326,7 @@ std::string PrimateReaching::describe() const {
 }
 
 std::optional<std::string> PrimateReaching::source_sha256() const { return sha256_; }
+
+std::vector<std::filesystem::path> PrimateReaching::input_files() const { return {path_}; }
 
 }  // namespace neurobench::datasets

@@ -83,8 +83,6 @@ std::string parent_name(const std::string& path) {
   return before == std::string::npos ? parent : parent.substr(before + 1);
 }
 
-
-
 // The release folder: `path` itself when it holds a list file, else NeuroBench's root layout.
 fs::path find_release(const fs::path& path) {
   if (is_folder(path) && (present(path / kValidationList) || present(path / kTestingList))) {
@@ -118,7 +116,13 @@ std::vector<std::string> entries(const fs::path& folder, bool folders_only) {
   for (; !ec && it != end; it.increment(ec)) {
     const fs::directory_entry& entry = *it;
     std::error_code status_error;
-    if (folders_only && !entry.is_directory(status_error)) continue;
+    if (folders_only) {
+      const std::string name = entry.path().filename().string();
+      if (!name.empty() && name[0] != '.') {
+        detail::check_entry_resolves(entry.path(), "entry of the release folder");
+      }
+      if (!entry.is_directory(status_error)) continue;
+    }
     names.push_back(entry.path().filename().string());
   }
   if (ec) {
@@ -337,7 +341,7 @@ SpeechCommands::SpeechCommands(const fs::path& path, SpeechCommandsSubset subset
   wav.sample_rate = kSampleRate;
   wav.channels = 1;
   clips_.reserve(pending.size());
-  detail::Progress progress(!options_.quiet, pending.size(), "files indexed");
+  detail::Progress progress(!options_.quiet, pending.size(), "files indexed", /*stops=*/true);
   for (std::size_t i = 0; i < pending.size(); ++i) {
     PendingClip& p = pending[i];
     WavInfo info;
@@ -406,6 +410,13 @@ std::string SpeechCommands::describe() const {
 }
 
 std::optional<std::string> SpeechCommands::source_sha256() const { return sha256_; }
+
+std::vector<fs::path> SpeechCommands::input_files() const {
+  // Both lists: the training subset reads them to leave their clips out.
+  std::vector<fs::path> files = {folder_ / kValidationList, folder_ / kTestingList};
+  for (const Clip& c : clips_) files.emplace_back(c.path);
+  return files;
+}
 
 fs::path SpeechCommands::file(int64_t index) const { return clip(index).path; }
 

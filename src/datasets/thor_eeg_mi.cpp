@@ -154,4 +154,8 @@ std::vector<NamedArray> ThorEegMi::arrays() const {
 
 std::optional<std::string> ThorEegMi::source_sha256() const { return sha256_; }
 
+std::vector<fs::path> ThorEegMi::input_files() const {
+  return {thor_eeg_mi_inputs_file(folder_, subset_), thor_eeg_mi_targets_file(folder_, subset_)};
+}
+
 }  // namespace neurobench::datasets

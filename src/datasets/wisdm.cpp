@@ -189,4 +189,6 @@ std::vector<NamedArray> Wisdm::arrays() const { return {{"data", data_}, {"targe
 
 std::optional<std::string> Wisdm::source_sha256() const { return sha256_; }
 
+std::vector<fs::path> Wisdm::input_files() const { return {file_}; }
+
 }  // namespace neurobench::datasets

@@ -14,6 +14,7 @@
 #include <neurobench/errors.hpp>
 
 #include "io/file_type.hpp"
+#include "util/text.hpp"
 
 namespace neurobench::detail {
 
@@ -25,13 +26,13 @@ std::string errno_message(int error) { return std::generic_category().message(er
 std::string link_target(const std::filesystem::path& path) {
   std::error_code ec;
   const auto target = std::filesystem::read_symlink(path, ec);
-  return ec ? std::string() : target.string();
+  return ec ? std::string() : path_text(target);
 }
 
 }  // namespace
 
 std::uint64_t check_regular_input(const std::filesystem::path& path, std::string_view what) {
-  const std::string where = path.string();
+  const std::string where = path_text(path);
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     const int error = errno;
@@ -43,6 +44,11 @@ std::uint64_t check_regular_input(const std::filesystem::path& path, std::string
       }
       throw InputError(fmt::format("{}: no such {}", where, what));
     }
+    if (error == ELOOP) {
+      throw InputError(fmt::format(
+          "{}: the {} is a symbolic link loop (following its links leads back to one of them)",
+          where, what));
+    }
     throw InputError(fmt::format("{}: cannot read the {}: {}", where, what, errno_message(error)));
   }
   if (!S_ISREG(st.st_mode)) {
@@ -50,6 +56,25 @@ std::uint64_t check_regular_input(const std::filesystem::path& path, std::string
                                  describe_file_type(st.st_mode)));
   }
   return static_cast<std::uint64_t>(st.st_size);
+}
+
+void check_entry_resolves(const std::filesystem::path& path, std::string_view what) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) return;
+  const int error = errno;
+  const std::string where = path_text(path);
+  struct stat link {};
+  if (error == ENOENT && ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+    throw InputError(fmt::format("{}: the {} is a symbolic link to {}, which does not exist", where,
+                                 what, link_target(path)));
+  }
+  if (error == ELOOP) {
+    throw InputError(fmt::format(
+        "{}: the {} is a symbolic link loop (following its links leads back to one of them)", where,
+        what));
+  }
+  if (error == ENOENT) return;  // gone since the listing: as if it had not been there
+  throw InputError(fmt::format("{}: cannot read the {}: {}", where, what, errno_message(error)));
 }
 
 std::string byte_count(std::uint64_t bytes) {
@@ -62,8 +87,8 @@ std::uint64_t check_regular_input(const std::filesystem::path& path, std::string
                                   std::uint64_t max_bytes) {
   const std::uint64_t size = check_regular_input(path, what);
   if (size > max_bytes) {
-    throw InputError(fmt::format("{}: the {} is {} bytes, more than the limit of {}", path.string(),
-                                 what, size, byte_count(max_bytes)));
+    throw InputError(fmt::format("{}: the {} is {} bytes, more than the limit of {}",
+                                 path_text(path), what, size, byte_count(max_bytes)));
   }
   return size;
 }
@@ -72,7 +97,7 @@ void check_openable(const std::filesystem::path& path, std::string_view what) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     throw InputError(
-        fmt::format("{}: cannot open the {}: {}", path.string(), what, errno_message(errno)));
+        fmt::format("{}: cannot open the {}: {}", path_text(path), what, errno_message(errno)));
   }
   ::close(fd);
 }
@@ -81,13 +106,14 @@ void check_listable(const std::filesystem::path& path, std::string_view what) {
   std::error_code ec;
   std::filesystem::directory_iterator it(path, ec);
   if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory) {
-    throw InputError(fmt::format("{}: cannot list the {}: {}", path.string(), what, ec.message()));
+    throw InputError(
+        fmt::format("{}: cannot list the {}: {}", path_text(path), what, ec.message()));
   }
 }
 
 std::string read_input_file(const std::filesystem::path& path, std::string_view what,
                             std::uint64_t max_bytes) {
-  const std::string where = path.string();
+  const std::string where = path_text(path);
   const std::uint64_t size = check_regular_input(path, what, max_bytes);
   // O_NONBLOCK: should the path have become a FIFO since the check, open() does not wait for a
   // writer; the fstat() below then refuses it.

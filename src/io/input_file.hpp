@@ -39,6 +39,12 @@ void check_openable(const std::filesystem::path& path, std::string_view what);
 /// for one of the wrong layout. Nothing when it does not exist.
 void check_listable(const std::filesystem::path& path, std::string_view what);
 
+/// Checks an entry a data set kind found listing a folder, before it decides by the entry's type
+/// whether to take it (a label folder, a trial, a recording): InputError `PATH: the WHAT is a
+/// symbolic link to TARGET, which does not exist`, `... is a symbolic link loop`, or `cannot
+/// read the WHAT: REASON`, so that no entry whose type cannot be known is left out in silence.
+void check_entry_resolves(const std::filesystem::path& path, std::string_view what);
+
 /// The whole of a regular file of at most `max_bytes`, checked by check_regular_input() first.
 /// Reads at most `max_bytes` + 1 bytes, so a file that grows meanwhile is refused rather than read
 /// without end. Throws InputError naming the file when it cannot be opened or read.

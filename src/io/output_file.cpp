@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <set>
@@ -375,6 +376,9 @@ void check_distinct_files(const std::vector<NamedFile>& outputs,
       }
     }
   }
+  // An input exists (one that does not is left to its reader), so only an output that exists
+  // can be one: with none, the inputs (a data set's thousands of clips) need no look.
+  if (std::none_of(out.begin(), out.end(), [](const Identity& o) { return o.exists; })) return;
   for (const NamedFile& input : inputs) {
     const Identity in = identify(input.path);
     if (!in.exists) continue;
@@ -386,6 +390,13 @@ void check_distinct_files(const std::vector<NamedFile>& outputs,
       }
     }
   }
+}
+
+std::vector<NamedFile> named_files(const std::vector<fs::path>& files, const std::string& role) {
+  std::vector<NamedFile> named;
+  named.reserve(files.size());
+  for (const fs::path& f : files) named.push_back({f, role});
+  return named;
 }
 
 namespace {

@@ -8,16 +8,26 @@
 #include <string>
 #include <utility>
 
+#include <fmt/format.h>
+
+#include <neurobench/stop.hpp>
+
 namespace neurobench::detail {
 
-Progress::Progress(bool enabled, std::size_t total, std::string unit)
+Progress::Progress(bool enabled, std::size_t total, std::string unit, bool stops)
     : enabled_(enabled && isatty(fileno(stderr)) != 0),
+      stops_(stops),
       total_(total),
       unit_(std::move(unit)),
       start_(std::chrono::steady_clock::now()),
       last_(start_) {}
 
 void Progress::update(std::size_t done) {
+  if (stops_ && stop_requested()) {
+    if (shown_) std::fputc('\n', stderr);
+    throw_if_stop_requested(
+        fmt::format("while the data set was opened, after {} of {} {}", done, total_, unit_));
+  }
   if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
   const double elapsed = std::chrono::duration<double>(now - start_).count();

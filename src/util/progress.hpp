@@ -14,8 +14,10 @@ namespace neurobench::detail {
 /// terminal and only for work longer than half a second.
 class Progress {
  public:
-  /// `unit` names the steps in the bar ("batches", "files").
-  Progress(bool enabled, std::size_t total, std::string unit = "batches");
+  /// `unit` names the steps in the bar ("batches", "files"). With `stops`, update() throws
+  /// Interrupted when a stop was requested (a signal), shown or not: for the long loops that
+  /// open a data set, which no batch loop polls.
+  Progress(bool enabled, std::size_t total, std::string unit = "batches", bool stops = false);
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -24,6 +26,7 @@ class Progress {
 
  private:
   bool enabled_;
+  bool stops_;
   bool shown_ = false;
   std::size_t total_;
   std::string unit_;

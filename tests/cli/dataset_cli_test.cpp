@@ -125,6 +125,9 @@ TEST_CASE("misused data set flags exit 2 with one clear message", "[cli][dataset
        "training, validation, testing, all)"},
       {" --dataset " + gsc + " --subset all --dataset-options rate=8000",
        "error: data set 'speech-commands' has no option 'rate' (options: subset, long_clips)"},
+      {" --dataset " + gsc + " --subset all --dataset-options subset=testing",
+       "error: --subset 'all' and --dataset-options' subset \"testing\" disagree: give the "
+       "subset once"},
       {" --dataset " + gsc + " --subset all --dataset-options long_clips",
        "error: --dataset-options 'long_clips': option 'long_clips' has no value (key=value) "
        "(write key=value,key=value)"},

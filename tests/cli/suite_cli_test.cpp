@@ -411,3 +411,43 @@ TEST_CASE("suite flags refuse nan, hexadecimal and an empty --out before anythin
   CHECK_THAT(empty.err, Catch::StartsWith("error: --out: an empty path"));
   CHECK_FALSE(fs::exists(dir / "out"));
 }
+
+TEST_CASE("a suite file or results folder whose path is not UTF-8 is refused before anything",
+          "[cli][suite]") {
+  const TempDir dir;
+  const fs::path bad = dir / "bad\xff";
+  fs::create_directories(bad);
+  write_suite_cli_file(bad / "s.json",
+                       "{\"models\": {\"m\": " + classifier(fixture("core/classifier.pt")) + "}}");
+  // From inside the folder, without --out: the suite file and SUITE-results are both in it.
+  const auto inside = run_cli("suite " + q(bad / "s.json") + " --out " + q(bad / "s-results"));
+  INFO(inside.err);
+  CHECK(inside.status == 2);
+  CHECK_THAT(inside.err, Catch::StartsWith("error: the suite file: the path ") &&
+                             Catch::Contains("bad\\xff/s.json is not valid UTF-8"));
+  write_suite_cli_file(dir / "s.json",
+                       "{\"models\": {\"m\": " + classifier(fixture("core/classifier.pt")) + "}}");
+  const auto out = run_cli("suite " + q(dir / "s.json") + " --out " + q(dir / "out\xfe"));
+  INFO(out.err);
+  CHECK(out.status == 2);
+  CHECK_THAT(out.err, Catch::StartsWith("error: --out: the path ") &&
+                          Catch::Contains("out\\xfe is not valid UTF-8"));
+  CHECK_FALSE(fs::exists(dir / "out\xfe"));
+  CHECK_FALSE(fs::exists(bad / "s-results"));
+}
+
+TEST_CASE("a suite whose summary would be written over its own suite file is refused",
+          "[cli][suite][outputs]") {
+  const TempDir dir;
+  fs::create_directories(dir / "out");
+  write_suite_cli_file(dir / "out" / "summary.json",
+                       "{\"models\": {\"m\": " + classifier(fixture("core/classifier.pt")) + "}}");
+  const std::string suite_text = read_file(dir / "out" / "summary.json");
+  const auto r = run_cli("suite " + q(dir / "out" / "summary.json") + " --out " + q(dir / "out"));
+  INFO(r.err);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("(the suite's summary) is the same file as") &&
+                        Catch::Contains("(the suite file): an output must not overwrite an input"));
+  CHECK(read_file(dir / "out" / "summary.json") == suite_text);
+  CHECK_FALSE(fs::exists(dir / "out" / "runs"));
+}

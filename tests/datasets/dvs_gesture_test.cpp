@@ -6,6 +6,8 @@
 // options and for time windows, event counts and overlaps; every bad file refused by name.
 #include <neurobench/datasets/dvs_gesture.hpp>
 
+#include <sys/stat.h>
+
 #include <fstream>
 
 #include <limits>
@@ -288,6 +290,29 @@ TEST_CASE("DvsGesture refuses malformed npy files of tonic's export", "[datasets
   write_dvs_file(trial / "11.npy", "");
   REQUIRE_THROWS_WITH(DvsGesture(tmp / "t", DvsGestureSubset::Test, quiet_dvs()),
                       Catch::Contains("11.npy: expected a file named by its label"));
+}
+
+TEST_CASE("DvsGesture refuses a trial or a sample file that is not what it seems, by name",
+          "[datasets][dvs]") {
+  TempDir tmp;
+  copy_folder(fixture("dvs_gesture/tonic"), tmp / "t");
+  const fs::path test = tmp / "t" / "ibmGestureTest";
+  // A trial that is a link to nothing or a loop: its samples would be left out unsaid.
+  fs::create_symlink(tmp / "gone", test / "user30_gone");
+  REQUIRE_THROWS_WITH(DvsGesture(tmp / "t", DvsGestureSubset::Test, quiet_dvs()),
+                      Catch::Contains((test / "user30_gone").string()) &&
+                          Catch::Contains("the trial is a symbolic link to"));
+  fs::remove(test / "user30_gone");
+  fs::create_symlink(test / "user31_b", test / "user31_a");
+  fs::create_symlink(test / "user31_a", test / "user31_b");
+  REQUIRE_THROWS_WITH(DvsGesture(tmp / "t", DvsGestureSubset::Test, quiet_dvs()),
+                      Catch::Contains("user31_") && Catch::Contains("symbolic link loop"));
+  fs::remove(test / "user31_a");
+  fs::remove(test / "user31_b");
+  // A sample file that is a FIFO: refused without waiting for a writer.
+  REQUIRE(::mkfifo((test / "user24_natural" / "5.npy").c_str(), 0600) == 0);
+  REQUIRE_THROWS_WITH(DvsGesture(tmp / "t", DvsGestureSubset::Test, quiet_dvs()),
+                      Catch::Contains("5.npy") && Catch::Contains("FIFO"));
 }
 
 TEST_CASE("DvsGesture refuses NaN, infinite and out-of-range values in a float export",

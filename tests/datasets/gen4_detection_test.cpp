@@ -5,7 +5,10 @@
 // compares whole batches with gen4_reference.py, our NumPy statement of metavision_ml.
 #include <neurobench/datasets/gen4_detection.hpp>
 
+#include <sys/stat.h>
+
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -401,5 +404,33 @@ TEST_CASE("a release that is not one is an InputError naming the file at fault",
                         Catch::Contains(boxes.string()) && Catch::Contains("no field 'class_id'"));
     neurobench::test::write_bytes(boxes, "not npy");
     REQUIRE_THROWS_WITH(opens(), Catch::Contains(boxes.string()));
+  }
+  SECTION("a NAME.h5 or its boxes that is not a regular file, refused rather than left out") {
+    const fs::path d = tmp.path() / "test" / "d.h5";
+    const fs::path loop = tmp.path() / "test" / "loop.h5";
+    for (const auto& [make, says] : std::vector<std::pair<std::function<void()>, std::string>>{
+             {[&] { fs::create_symlink(tmp.path() / "nothing.h5", d); }, "(a symbolic link to"},
+             {[&] { REQUIRE(::mkfifo(d.c_str(), 0600) == 0); }, "is a FIFO (named pipe)"},
+             {[&] { fs::create_directory(d); }, "is a directory"},
+             {[&] { fs::create_symlink("/dev/zero", d); }, "is a character device"},
+             {[&] {
+                fs::create_symlink(loop, d);
+                fs::create_symlink(d, loop);
+              },
+              "symbolic link loop"}}) {
+      fs::remove(d);
+      fs::remove(loop);
+      make();
+      INFO(says);
+      REQUIRE_THROWS_AS(opens(), InputError);
+      REQUIRE_THROWS_WITH(opens(), Catch::Contains(d.string()) && Catch::Contains(says));
+    }
+    fs::remove(d);
+    fs::remove(loop);
+    const fs::path boxes = tmp.path() / "test" / "c_bbox.npy";
+    fs::remove(boxes);
+    REQUIRE(::mkfifo(boxes.c_str(), 0600) == 0);
+    REQUIRE_THROWS_WITH(opens(), Catch::Contains(boxes.string()) &&
+                                     Catch::Contains("the boxes file is a FIFO (named pipe)"));
   }
 }

@@ -3,6 +3,8 @@
 // label; padding, long clips, lazy reading; and every file it refuses, by name.
 #include <neurobench/datasets/speech_commands.hpp>
 
+#include <sys/stat.h>
+
 #include <torch/script.h>
 #include <catch2/catch.hpp>
 
@@ -158,6 +160,30 @@ TEST_CASE("a folder that is no Speech Commands release is refused, saying what w
   neurobench::test::write_bytes(tmp / "file", "x");
   CHECK_THROWS_WITH(SpeechCommands(tmp / "file", SpeechCommandsSubset::All, quiet_speech()),
                     Catch::Contains("file: not a folder"));
+}
+
+TEST_CASE("a label folder or a walked clip that is not what it seems is refused, by name",
+          "[datasets][speech_commands]") {
+  TempDir tmp;
+  const auto release = neurobench::test::make_speech_commands(tmp / "sc");
+  const fs::path& f = release.folder;
+  // A label folder that is a link to nothing or a loop: its clips, its label, left out unsaid.
+  fs::create_symlink(tmp / "gone", f / "maybe");
+  CHECK_THROWS_WITH(SpeechCommands(f, SpeechCommandsSubset::All, quiet_speech()),
+                    Catch::Contains((f / "maybe").string()) &&
+                        Catch::Contains("a symbolic link to") &&
+                        Catch::Contains("which does not exist"));
+  fs::remove(f / "maybe");
+  fs::create_symlink(f / "up", f / "down");
+  fs::create_symlink(f / "down", f / "up");
+  CHECK_THROWS_WITH(SpeechCommands(f, SpeechCommandsSubset::Training, quiet_speech()),
+                    Catch::Contains("symbolic link loop"));
+  fs::remove(f / "down");
+  fs::remove(f / "up");
+  // A clip the walk finds that is a FIFO: refused without waiting for a writer.
+  REQUIRE(::mkfifo((f / "yes" / "y3_nohash_0.wav").c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(SpeechCommands(f, SpeechCommandsSubset::All, quiet_speech()),
+                    Catch::Contains("y3_nohash_0.wav") && Catch::Contains("FIFO"));
 }
 
 TEST_CASE("a subset whose list file is missing is refused, naming the list",

@@ -383,4 +383,15 @@ TEST_CASE("neurobench run on a bad thor-eeg-mi folder exits 2 naming the file, w
       (tmp / "r.json").string() + "'");
   CHECK(ok.status == 0);
   CHECK(fs::exists(tmp / "r.json"));
+  // An output over a file the kind reads is refused before the first batch, the file kept.
+  const std::string labels = neurobench::test::read_file(tmp / "val_y.npy");
+  const auto over = neurobench::test::run_cli(
+      "run --model '" + model + "' --dataset 'thor-eeg-mi:" + tmp.path().string() +
+      "' --subset val --post ChooseMaxCount --metrics ClassificationAccuracy -q --csv '" +
+      (tmp / "val_y.npy").string() + "'");
+  CHECK(over.status == 2);
+  CHECK(over.err == "error: " + (tmp / "val_y.npy").string() + " (--csv) is the same file as " +
+                        (tmp / "val_y.npy").string() + " (read by the data set thor-eeg-mi:" +
+                        tmp.path().string() + "): an output must not overwrite an input\n");
+  CHECK(neurobench::test::read_file(tmp / "val_y.npy") == labels);
 }

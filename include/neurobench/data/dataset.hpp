@@ -58,6 +58,10 @@ class Dataset {
   /// The SHA-256 of the file the data were read from (64 lowercase hex digits), when they come
   /// from one file; Benchmark::run records it in the results as `_run.data_sha256`.
   [[nodiscard]] virtual std::optional<std::string> source_sha256() const { return std::nullopt; }
+  /// Every file the data set reads: those it read when it was opened and those it reads
+  /// batch by batch (clips, recordings, list files). A run refuses an output that is one of
+  /// them (check_distinct_files(): "an output must not overwrite an input"). None by default.
+  [[nodiscard]] virtual std::vector<std::filesystem::path> input_files() const { return {}; }
   /// The batch size of a data set that hands out whole batches only, in order (a
   /// SequentialDataset, whose batches stream recordings through slots): a DataLoader then
   /// makes batches of this size, whatever LoaderOptions::batch_size says, and refuses to
@@ -96,6 +100,10 @@ class TensorDataset final : public Dataset {
   /// `data` and `targets`.
   [[nodiscard]] std::vector<NamedArray> arrays() const override;
   [[nodiscard]] std::optional<std::string> source_sha256() const override;
+  /// The `.npz` file of from_npz(), or what set_input_files() gave.
+  [[nodiscard]] std::vector<std::filesystem::path> input_files() const override;
+  /// Records the files these tensors were read from (a kind that reads them itself).
+  void set_input_files(std::vector<std::filesystem::path> files) { files_ = std::move(files); }
 
   /// All data.
   [[nodiscard]] const at::Tensor& data() const { return data_; }
@@ -108,6 +116,7 @@ class TensorDataset final : public Dataset {
   std::map<std::string, at::Tensor> extras_;
   std::string name_;
   std::optional<std::string> sha256_;
+  std::vector<std::filesystem::path> files_;
 };
 
 }  // namespace neurobench

@@ -112,6 +112,8 @@ class DvsGesture final : public Dataset {
   /// The SHA-256 of the index (the subset and a line per sample: file, size, label, and its
   /// start and end for the release), not of the events.
   [[nodiscard]] std::optional<std::string> source_sha256() const override;
+  /// The files it reads (Dataset::input_files()).
+  [[nodiscard]] std::vector<std::filesystem::path> input_files() const override;
 
   /// The events of sample `index` as read (before the transforms), timestamps in
   /// microseconds. Throws as get().

@@ -110,6 +110,8 @@ class Gen4Detection final : public SequentialDataset {
   [[nodiscard]] std::string describe() const override;
   /// The SHA-256 of the index (subset, options; each recording's name, file sizes and bins).
   [[nodiscard]] std::optional<std::string> source_sha256() const override;
+  /// The files it reads (Dataset::input_files()).
+  [[nodiscard]] std::vector<std::filesystem::path> input_files() const override;
   /// The `.h5` file of recording `index`. Throws UsageError when out of range.
   [[nodiscard]] std::string recording_name(int64_t index) const override;
   /// Number of recordings (skipped ones not counted).

@@ -118,6 +118,8 @@ class Mswc final : public Dataset {
   /// The SHA-256 of the list file's bytes, then a line `LANG/clips/PATH BYTES` per clip (its
   /// size): which clips, not their audio. Recorded as `_run.data_sha256`.
   [[nodiscard]] std::optional<std::string> source_sha256() const override;
+  /// The files it reads (Dataset::input_files()).
+  [[nodiscard]] std::vector<std::filesystem::path> input_files() const override;
 
   /// The release folder (NeuroBench's `ROOT/MSWC`).
   [[nodiscard]] const std::filesystem::path& folder() const { return folder_; }

@@ -132,6 +132,9 @@ class MswcSessions {
   [[nodiscard]] std::vector<int64_t> query_classes(int64_t i) const;
   /// Session `i`'s new classes. Throws UsageError for `i` out of range.
   [[nodiscard]] const std::vector<int64_t>& new_classes(int64_t i) const;
+  /// The files the sessions read: each session's evaluation.csv, then its support and query
+  /// clips (as Dataset::input_files()).
+  [[nodiscard]] std::vector<std::filesystem::path> input_files() const;
 
  private:
   using Clip = std::pair<std::string, int64_t>;  // the clip's file and its class

@@ -115,6 +115,8 @@ class PrimateReaching final : public Dataset {
   [[nodiscard]] std::string describe() const override;
   /// The SHA-256 of the `.mat` file.
   [[nodiscard]] std::optional<std::string> source_sha256() const override;
+  /// The files it reads (Dataset::input_files()).
+  [[nodiscard]] std::vector<std::filesystem::path> input_files() const override;
   /// For the scan for NaN and Inf before a run: the session's velocities, `(2, steps)` float32,
   /// from which every subset's targets are taken (`velocity (targets, from cursor_pos)`). The
   /// data, spike counts, are always finite.

@@ -107,6 +107,8 @@ class SpeechCommands final : public Dataset {
   /// listed or walked, and its size). Recorded as `_run.data_sha256`; reading 2.3 GB of audio
   /// for a digest would cost more than most runs.
   [[nodiscard]] std::optional<std::string> source_sha256() const override;
+  /// The files it reads (Dataset::input_files()).
+  [[nodiscard]] std::vector<std::filesystem::path> input_files() const override;
 
   /// The release folder (holding the list files and the label folders).
   [[nodiscard]] const std::filesystem::path& folder() const { return folder_; }

@@ -91,6 +91,8 @@ class ThorEegMi final : public Dataset {
   [[nodiscard]] std::vector<NamedArray> arrays() const override;
   /// The digest of both files, as the class comment says.
   [[nodiscard]] std::optional<std::string> source_sha256() const override;
+  /// The files it reads (Dataset::input_files()).
+  [[nodiscard]] std::vector<std::filesystem::path> input_files() const override;
 
   /// The folder read.
   [[nodiscard]] const std::filesystem::path& folder() const { return folder_; }

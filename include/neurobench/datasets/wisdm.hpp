@@ -101,6 +101,8 @@ class Wisdm final : public Dataset {
   [[nodiscard]] std::vector<NamedArray> arrays() const override;
   /// The SHA-256 of the `.npz` file.
   [[nodiscard]] std::optional<std::string> source_sha256() const override;
+  /// The files it reads (Dataset::input_files()).
+  [[nodiscard]] std::vector<std::filesystem::path> input_files() const override;
 
   /// The `.npz` file read.
   [[nodiscard]] const std::filesystem::path& file() const { return file_; }

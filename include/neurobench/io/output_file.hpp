@@ -61,6 +61,11 @@ struct NamedFile {
 void check_distinct_files(const std::vector<NamedFile>& outputs,
                           const std::vector<NamedFile>& inputs);
 
+/// `files` named for check_distinct_files(), each with `role` (the files a data set reads:
+/// Dataset::input_files()).
+[[nodiscard]] std::vector<NamedFile> named_files(const std::vector<std::filesystem::path>& files,
+                                                 const std::string& role);
+
 /// One output: its path and its whole contents.
 struct OutputFile {
   std::filesystem::path path;
