@@ -147,6 +147,12 @@ TEST_CASE("a model without the features method is an InputError naming the metho
   CHECK(fscil_param(model, "output", "weight").equal(before));  // nothing written
   FscilOptions embed;
   embed.features = "embed";
+  // The readout has 8 rows: 100 base classes (the default) cannot be, 8 can.
+  REQUIRE_THROWS_AS(neurobench::check_fscil_model(model, embed), neurobench::UsageError);
+  REQUIRE_THROWS_WITH(neurobench::check_fscil_model(model, embed),
+                      "fscil.base_classes: 100 base classes but readout 'output' of net.pt has "
+                      "8 rows (weight [8, 6]), one per class");
+  embed.base_classes = 8;
   CHECK_NOTHROW(neurobench::check_fscil_model(model, embed));
 }
 

@@ -110,7 +110,9 @@ std::vector<int64_t> write_prototypes(TorchScriptModel& model, const Batch& batc
                                       const FscilOptions& options);
 
 /// Throws InputError naming the model when it has no method `options.features` or no readout
-/// module as write_prototypes() needs: the checks made before a run.
+/// module as write_prototypes() needs, and UsageError when `options.base_classes` is more
+/// than the readout's rows: the checks made before a run, before anything is made for the
+/// base classes.
 void check_fscil_model(const TorchScriptModel& model, const FscilOptions& options);
 
 /// Called after each session with its results (progress for a command line).

@@ -95,6 +95,8 @@ int fscil_command(const FscilArgs& args) {
           ? std::filesystem::path(args.json)
           : (config.benchmark.outputs.count("json") != 0 ? config.benchmark.outputs.at("json")
                                                          : std::filesystem::path());
+  // run_fscil() checks the results file against every file the run reads, once they are open.
+  if (!args.json.empty()) config.benchmark.outputs["json"] = json;
   if (!json.empty()) {
     (void)check_output_file(json);
     std::vector<NamedFile> inputs = {{config.benchmark.model, "the model"},

@@ -12,9 +12,12 @@
 #include <fmt/format.h>
 
 #include <neurobench/datasets/kinds.hpp>
+#include <neurobench/datasets/mswc.hpp>
 #include <neurobench/device.hpp>
 #include <neurobench/errors.hpp>
+#include <neurobench/io/output_file.hpp>
 #include <neurobench/model/model.hpp>
+#include <neurobench/plugins.hpp>
 #include <neurobench/prepared_run.hpp>
 
 #include "io/input_file.hpp"
@@ -150,6 +153,65 @@ void fscil_read_block(const Json& block, FscilConfig& c, const FscilReader& r) {
   }
 }
 
+// What an MSWC data set spec names, for messages: `the base test set`, `evaluation language
+// 'fa'`.
+std::string mswc_set_name(const datasets::MswcOptions& o) {
+  if (o.subset == datasets::MswcSubset::Evaluation) {
+    return fmt::format("the evaluation set of language '{}'", detail::printable(o.language, 40));
+  }
+  if (!o.procedure) return "the base classes' clips";
+  switch (*o.procedure) {
+    case datasets::MswcProcedure::Training:
+      return "the base training set";
+    case datasets::MswcProcedure::Validation:
+      return "the base validation set";
+    case datasets::MswcProcedure::Testing:
+      return "the base test set";
+  }
+  return "the base classes' clips";
+}
+
+// `key` must be the MSWC base set `procedure` names: the base test set is what every session
+// evaluates on, the base training set what the base prototypes are made of. A prototype made
+// of evaluation clips, or an evaluation on training clips, would give accuracies that mean
+// nothing.
+void check_fscil_dataset(const char* key, const DatasetSpec& spec,
+                         datasets::MswcProcedure procedure) {
+  const DatasetKind* kind = dataset_kinds().find(spec.kind);
+  datasets::MswcOptions o;
+  o.subset = datasets::MswcSubset::Base;
+  o.procedure = procedure;
+  const std::string wanted = mswc_set_name(o);
+  if (kind == nullptr || kind->name != "mswc") {
+    throw UsageError(fmt::format(
+        "fscil: '{}' must be the MSWC release's {} ({{\"kind\": \"mswc\", \"path\": ..., "
+        "\"subset\": \"base\", \"procedure\": \"{}\"}}); it is of kind '{}'",
+        key, wanted.substr(4), to_string(procedure), detail::printable(spec.kind, 60)));
+  }
+  Json options;
+  try {
+    options = dataset_kinds().check(spec);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("fscil: '{}': {}", key, e.what()));
+  }
+  datasets::MswcOptions given;
+  given.subset = datasets::mswc_subset(options.at("subset").get<std::string>());
+  const auto given_procedure = options.at("procedure").get<std::string>();
+  if (!given_procedure.empty()) given.procedure = datasets::mswc_procedure(given_procedure);
+  given.language = options.at("language").get<std::string>();
+  if (given.subset != datasets::MswcSubset::Base || given.procedure != procedure) {
+    throw UsageError(fmt::format(
+        "fscil: '{}' must be {} (\"subset\": \"base\", \"procedure\": \"{}\"); it names "
+        "{}{}",
+        key, wanted, to_string(procedure), mswc_set_name(given),
+        procedure == datasets::MswcProcedure::Testing
+            ? ": every session is evaluated on the base test set, and the sessions' clips come "
+              "from the evaluation languages themselves"
+            : ": the base prototypes are made of training clips, never of clips a session is "
+              "evaluated on"));
+  }
+}
+
 }  // namespace
 
 void FscilConfig::validate() const {
@@ -167,6 +229,10 @@ void FscilConfig::validate() const {
         "\"mswc\", \"path\": ..., \"subset\": \"base\", \"procedure\": \"testing\"}}; it is {}",
         benchmark.dataset.empty() ? std::string("not given")
                                   : "of kind '" + benchmark.dataset.kind + "'"));
+  }
+  check_fscil_dataset("dataset", benchmark.dataset, datasets::MswcProcedure::Testing);
+  if (!prototypes.empty()) {
+    check_fscil_dataset("fscil.prototypes", prototypes, datasets::MswcProcedure::Training);
   }
   if (!benchmark.post.empty()) {
     throw UsageError(
@@ -226,13 +292,42 @@ Json fscil_dataset_record(const DatasetSpec& spec, const Dataset& data) {
               {"description", data.describe()}};
 }
 
+// The outputs the config names (outputs.json, fscil.write_draws) against every file the run
+// reads, once the data are open: the model, the config, the draws file, the base sets, each
+// session's list and clips. Before the first batch, so that nothing runs that cannot be kept.
+void check_fscil_outputs(const FscilConfig& config, const fs::path& config_file,
+                         const FscilData& data, const datasets::MswcSessions& sessions) {
+  std::vector<NamedFile> outputs;
+  const auto json = config.benchmark.outputs.find("json");
+  if (json != config.benchmark.outputs.end() && !json->second.empty()) {
+    outputs.push_back({json->second, "the results file"});
+  }
+  if (!config.sessions.write_draws.empty()) {
+    (void)check_output_file(config.sessions.write_draws);
+    outputs.push_back({config.sessions.write_draws, "fscil.write_draws"});
+  }
+  if (outputs.empty()) return;
+  std::vector<NamedFile> inputs = {{config.benchmark.model, "the model"}};
+  if (!config_file.empty()) inputs.push_back({config_file, "the config file"});
+  if (!config.sessions.draws.empty()) inputs.push_back({config.sessions.draws, "fscil.draws"});
+  for (const auto& plugin : loaded_plugins()) inputs.push_back({plugin, "a plugin library"});
+  const auto add = [&inputs](const Dataset& d, const std::string& role) {
+    for (auto& f : named_files(d.input_files(), role)) inputs.push_back(std::move(f));
+  };
+  add(*data.base_test, "read by 'dataset' (the base test set)");
+  if (data.base_train != nullptr) add(*data.base_train, "read by 'fscil.prototypes'");
+  for (auto& f : named_files(sessions.input_files(), "read by the sessions")) {
+    inputs.push_back(std::move(f));
+  }
+  check_distinct_files(outputs, inputs);
+}
+
 }  // namespace
 
 FscilResults run_fscil(const FscilConfig& config, const fs::path& config_file,
                        const FscilProgress& progress) {
   config.validate();
   PreparedRun::check(config.benchmark);  // processors, metrics, the data set's options
-  if (!config.prototypes.empty()) (void)dataset_kinds().check(config.prototypes);
   const BenchmarkConfig& c = config.benchmark;
   at::set_num_threads(c.threads);
   const RunOptions run_options = c.run_options();
@@ -256,6 +351,7 @@ FscilResults run_fscil(const FscilConfig& config, const fs::path& config_file,
           : datasets::read_mswc_draws(config.sessions.draws);
   const datasets::MswcSessions sessions(c.dataset.path, draws);
   data.sessions = fscil_sessions(sessions);
+  check_fscil_outputs(config, config_file, data, sessions);
 
   FscilResults results = run_fscil(model, data, c, config.options, progress);
   Json& run = results.run;

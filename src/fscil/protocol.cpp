@@ -67,6 +67,11 @@ class FscilConcatDataset final : public Dataset {
   std::string describe() const override {
     return first_->describe() + ", then " + second_->describe();
   }
+  std::vector<std::filesystem::path> input_files() const override {
+    std::vector<std::filesystem::path> files = first_->input_files();
+    for (auto& f : second_->input_files()) files.push_back(std::move(f));
+    return files;
+  }
 
  private:
   std::shared_ptr<Dataset> first_;
@@ -242,12 +247,8 @@ FscilResults run_fscil(const std::shared_ptr<TorchScriptModel>& model, const Fsc
     }
   }
 
-  std::vector<int64_t> seen;
+  std::vector<int64_t> seen;  // base_classes is at most the readout's rows (check_fscil_model)
   for (int64_t c = 0; c < options.base_classes; ++c) seen.push_back(c);
-  if (options.base_classes > eval.num_classes) {
-    throw UsageError(fmt::format("fscil.base_classes: {} base classes but readout '{}' has {} rows",
-                                 options.base_classes, options.readout, eval.num_classes));
-  }
   FscilSessionResult base;
   base.session = 0;
   base.name = "base";

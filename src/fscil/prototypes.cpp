@@ -108,7 +108,16 @@ void check_fscil_model(const TorchScriptModel& model, const FscilOptions& option
         "fscil.features)",
         model.describe(), options.features));
   }
-  (void)fscil_find_readout(model, options.readout);
+  const FscilReadout readout = fscil_find_readout(model, options.readout);
+  // Before anything is made for the base classes: a count the readout cannot hold is refused
+  // at once, whatever its size.
+  if (options.base_classes > readout.weight.size(0)) {
+    throw UsageError(fmt::format(
+        "fscil.base_classes: {} base classes but readout '{}' of {} has {} rows (weight {}), "
+        "one per class",
+        options.base_classes, options.readout, model.describe(), readout.weight.size(0),
+        shape_string(readout.weight)));
+  }
 }
 
 std::vector<int64_t> write_prototypes(TorchScriptModel& model, const Batch& batch,

@@ -132,10 +132,17 @@ FscilSessionEntry run_results_fscil_session(const ordered_json& entry, const std
                                    "an integer", source)
         .get<int64_t>();
   };
+  const auto count = [&](const char* key) {
+    const int64_t n = integer(key);
+    if (n < 0) {
+      throw InputError(fmt::format("{}: '{}.{}' is {}; expected 0 or more", source, where, key, n));
+    }
+    return n;
+  };
   FscilSessionEntry s;
-  s.session = integer("session");
-  s.classes = integer("classes");
-  s.samples = integer("samples");
+  s.session = count("session");
+  s.classes = count("classes");
+  s.samples = count("samples");
   s.name =
       run_results_fscil_field(entry, where, "name", &ordered_json::is_string, "a string", source)
           .get<std::string>();
@@ -143,6 +150,14 @@ FscilSessionEntry run_results_fscil_session(const ordered_json& entry, const std
       entry, where, "values", &ordered_json::is_object, "an object keyed by metric name", source);
   for (const auto& [key, v] : values.items()) {
     check_metric_value(v, where + ".values." + key, source);
+    // The session tables and comparisons read these as one number each: an object there would
+    // be shown as missing.
+    if ((key == "ClassificationAccuracy" || key == "ActivationSparsity") && v.is_structured()) {
+      throw InputError(
+          fmt::format("{}: '{}.values.{}' is {} {}; expected a number, \"NaN\", \"Infinity\", "
+                      "\"-Infinity\" or null (a session's {} is one number)",
+                      source, where, key, article(v), v.type_name(), key));
+    }
     s.values.get_ref<ordered_json::object_t&>().emplace_back(key, v);
   }
   s.new_classes_accuracy.key = "new_classes_accuracy";
@@ -161,7 +176,7 @@ FscilSessionEntry run_results_fscil_session(const ordered_json& entry, const std
           source, where, article(accuracy), accuracy.type_name()));
     }
   }
-  if (entry.contains("query_samples")) s.query_samples = integer("query_samples");
+  if (entry.contains("query_samples")) s.query_samples = count("query_samples");
   // null in an incremental session: it failed; the base session has none.
   if (s.new_classes_accuracy.state == FlatValue::State::Missing && s.session > 0) {
     s.new_classes_accuracy.state = FlatValue::State::Failed;
@@ -186,8 +201,17 @@ FscilRun parse_fscil_run(const ordered_json& fscil, const std::string& source) {
   const ordered_json& sessions = run_results_fscil_field(
       fscil, "_fscil", "sessions", &ordered_json::is_array, "an array of sessions", source);
   for (std::size_t i = 0; i < sessions.size(); ++i) {
-    out.sessions.push_back(
-        run_results_fscil_session(sessions[i], fmt::format("_fscil.sessions[{}]", i), source));
+    const std::string where = fmt::format("_fscil.sessions[{}]", i);
+    FscilSessionEntry entry = run_results_fscil_session(sessions[i], where, source);
+    for (std::size_t j = 0; j < out.sessions.size(); ++j) {
+      if (out.sessions[j].session == entry.session) {
+        throw InputError(fmt::format(
+            "{}: '{}.session' is {}, as '_fscil.sessions[{}].session' is: each session is "
+            "numbered once",
+            source, where, entry.session, j));
+      }
+    }
+    out.sessions.push_back(std::move(entry));
   }
   return out;
 }

@@ -163,6 +163,22 @@ TEST_CASE("a malformed _fscil is an InputError naming the entry", "[report][fsci
   doc["_fscil"]["sessions"][2]["values"]["ClassificationAccuracy"] = "high";
   REQUIRE_THROWS_WITH(neurobench::parse_run_results(doc, "a", "a.json"),
                       Catch::Contains("_fscil.sessions[2].values.ClassificationAccuracy"));
+  // An accuracy that is an object would be shown and compared as missing.
+  doc = fscil_report_document(fscil_report_a());
+  doc["_fscil"]["sessions"][1]["values"]["ClassificationAccuracy"] = {{"top1", 0.5}};
+  REQUIRE_THROWS_WITH(neurobench::parse_run_results(doc, "a", "a.json"),
+                      Catch::Contains("'_fscil.sessions[1].values.ClassificationAccuracy' is an "
+                                      "object; expected a number"));
+  // Session numbers: none negative, none twice.
+  doc = fscil_report_document(fscil_report_a());
+  doc["_fscil"]["sessions"][2]["session"] = -1;
+  REQUIRE_THROWS_WITH(neurobench::parse_run_results(doc, "a", "a.json"),
+                      Catch::Contains("'_fscil.sessions[2].session' is -1; expected 0 or more"));
+  doc = fscil_report_document(fscil_report_a());
+  doc["_fscil"]["sessions"][3]["session"] = 1;
+  REQUIRE_THROWS_WITH(neurobench::parse_run_results(doc, "a", "a.json"),
+                      Catch::Contains("'_fscil.sessions[3].session' is 1, as "
+                                      "'_fscil.sessions[1].session' is"));
   doc = fscil_report_document(fscil_report_a());
   doc["_fscil"]["sessions"][0].erase("classes");
   REQUIRE_THROWS_WITH(neurobench::parse_run_results(doc, "a", "a.json"),
