@@ -82,7 +82,8 @@ struct RunOptions {
   /// CUDA runs: allow TF32 for float32 convolutions (cuDNN) and matrix products (cuBLAS) while
   /// the run lasts. Faster on GPUs from Ampere on, but about 1e-3 relative precision: off by
   /// default, so that the results equal the CPU's. LibTorch's own settings are restored after
-  /// the run.
+  /// the run. On any other device it has no effect: the run warns and records
+  /// `_environment.tf32` false.
   bool tf32 = false;
   /// The metrics scope (docs/metrics.md#metrics-scope): the dotted path of one submodule
   /// (`net`, `net.encoder`) to which the static metrics (Footprint, ParameterCount,

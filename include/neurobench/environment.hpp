@@ -46,7 +46,8 @@ struct Environment {
   std::string device;                   ///< Where the model ran: `cpu`, `cuda:0`, `lazy`.
   std::optional<GpuInfo> gpu;           ///< The GPU, when the model ran on one.
   /// CUDA runs: whether TF32 was allowed for float32 convolutions and matrix products
-  /// (RunOptions::tf32); unset elsewhere.
+  /// (RunOptions::tf32); false on another device when TF32 was asked for (it has no effect
+  /// there); unset otherwise.
   std::optional<bool> tf32;
   std::string blas;        ///< The BLAS library loaded (see loaded_blas_library()).
   std::string build_type;  ///< CMake build type of neurobench-cpp, e.g. "Release".

@@ -15,6 +15,7 @@
 
 #include "audio/checks.hpp"
 #include "audio/spectrogram_rows.hpp"
+#include "io/array_budget.hpp"
 
 namespace neurobench::audio {
 
@@ -132,6 +133,11 @@ torch::Tensor Resampler::operator()(const torch::Tensor& waveform) const {
   for (std::size_t i = 0; i + 1 < shape.size(); ++i) signals *= shape[i];
   shape.back() = output_length(length);
   if (signals == 0) return torch::empty(shape, torch::kFloat);
+  // The output and a block's convolution beside it, before either is made.
+  neurobench::detail::check_memory_for(
+      2.0 * static_cast<double>(signals) * static_cast<double>(shape.back()) * sizeof(float),
+      fmt::format("resample: {} Hz to {} Hz of {} signals of {} samples ({} samples each)",
+                  options_.orig_freq, options_.new_freq, signals, length, shape.back()));
   const torch::Tensor rows = x.reshape({signals, length});
   const int64_t out_length = shape.back();
   const torch::Tensor out = torch::empty({signals, out_length}, torch::kFloat);

@@ -13,6 +13,7 @@
 
 #include "audio/checks.hpp"
 #include "audio/spectrogram_rows.hpp"
+#include "io/array_budget.hpp"
 #include "util/text.hpp"
 
 namespace neurobench::audio {
@@ -119,6 +120,16 @@ SignalRows signal_rows(const SpectrogramOptions& o, const torch::Tensor& wavefor
   r.signals = 1;
   for (const int64_t d : r.leading) r.signals *= d;
   r.frames = o.n_frames(shape.back());
+  // The padded signals and their spectrogram (complex float, then its power), before either is
+  // made: a pad or hop_length that makes them larger than the memory is refused by name.
+  const double bins = static_cast<double>(o.onesided ? o.n_fft / 2 + 1 : o.n_fft);
+  neurobench::detail::check_memory_for(
+      static_cast<double>(r.signals) *
+          (static_cast<double>(shape.back() + 2 * o.pad) * sizeof(float) +
+           static_cast<double>(r.frames) * bins * 3 * sizeof(float)),
+      fmt::format("{}: {} signals of {} samples with pad {}, n_fft {} and hop_length {} ({} "
+                  "frames each)",
+                  what, r.signals, shape.back(), o.pad, o.n_fft, o.hop(), r.frames));
   if (o.pad > 0) x = torch::constant_pad_nd(x, {o.pad, o.pad}, 0);
   r.rows = x.reshape({r.signals, x.size(-1)});
   return r;

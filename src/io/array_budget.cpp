@@ -74,4 +74,15 @@ void check_array_bytes(double bytes, std::uint64_t limit, std::optional<std::uin
                     limit, available, where);
 }
 
+void check_memory_for(double bytes, const std::string& what) {
+  const std::optional<std::uint64_t> available = available_memory();
+  if (!available || !(bytes > static_cast<double>(*available))) return;
+  constexpr double kTwoTo64 = 18446744073709551616.0;
+  const std::uint64_t whole = bytes < kTwoTo64 ? static_cast<std::uint64_t>(bytes)
+                                               : std::numeric_limits<std::uint64_t>::max();
+  throw InputError(fmt::format(
+      "{} would take {}, more than the {} of memory available (MemAvailable); nothing was made",
+      what, bytes_with_unit(whole), bytes_with_unit(*available)));
+}
+
 }  // namespace neurobench::detail

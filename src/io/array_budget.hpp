@@ -25,4 +25,11 @@ void check_array_bytes(std::uint64_t bytes, std::uint64_t limit,
 void check_array_bytes(double bytes, std::uint64_t limit, std::optional<std::uint64_t> available,
                        const std::string& where);
 
+/// Throws InputError `WHAT would take N bytes (X GiB), more than the M of memory available
+/// (MemAvailable); nothing was made` when `bytes` (counted in double precision, so that no
+/// product of options overflows) is more than the memory the system has free, when known. For
+/// tensors whose size an option decides (an encoder's num_steps, a resampler's new_freq),
+/// checked before they are made: a typing slip is refused at once, not paged out for minutes.
+void check_memory_for(double bytes, const std::string& what);
+
 }  // namespace neurobench::detail

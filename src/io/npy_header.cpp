@@ -109,10 +109,19 @@ HeaderKeys find_header_keys(const Literal& dict, std::string_view text, const st
   // Later duplicates win, as in Python.
   for (std::size_t i = 0; i + 1 < dict.items.size(); i += 2) {
     const Literal& key = dict.items[i];
-    if (key.kind != Literal::Kind::String) continue;
-    if (key.text == "descr") keys.descr = &dict.items[i + 1];
-    if (key.text == "fortran_order") keys.fortran_order = &dict.items[i + 1];
-    if (key.text == "shape") keys.shape = &dict.items[i + 1];
+    if (key.kind == Literal::Kind::String && key.text == "descr") {
+      keys.descr = &dict.items[i + 1];
+    } else if (key.kind == Literal::Kind::String && key.text == "fortran_order") {
+      keys.fortran_order = &dict.items[i + 1];
+    } else if (key.kind == Literal::Kind::String && key.text == "shape") {
+      keys.shape = &dict.items[i + 1];
+    } else {
+      // NumPy refuses any other key ("Header does not contain the correct keys").
+      throw InputError(fmt::format(
+          "{}: malformed .npy header: key {} is not one of 'descr', 'fortran_order' and 'shape', "
+          "the only keys NumPy writes and reads, in \"{}\"",
+          where, printable(key.source, 40), printable(text)));
+    }
   }
   for (const auto& [name, literal] :
        {std::pair{"descr", keys.descr}, std::pair{"fortran_order", keys.fortran_order},

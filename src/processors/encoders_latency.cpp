@@ -12,6 +12,7 @@
 #include <neurobench/errors.hpp>
 #include <neurobench/registry.hpp>
 
+#include "io/array_budget.hpp"
 #include "processors/encoder_input.hpp"
 #include "processors/via_cpu.hpp"
 #include "util/text.hpp"
@@ -121,6 +122,12 @@ Batch LatencyEncoder::operator()(const Batch& batch) {
       batch.data, kLatencyEncoder, 1, "(batch, features...)", detail::Infinities::Allowed);
   std::vector<int64_t> time_first{o.num_steps};
   time_first.insert(time_first.end(), x.sizes().begin(), x.sizes().end());
+  // The spikes, num_steps times the data, and their scatter's one-hot: twice that.
+  neurobench::detail::check_memory_for(
+      2.0 * static_cast<double>(x.numel()) * static_cast<double>(o.num_steps) *
+          static_cast<double>(x.element_size()),
+      fmt::format("{}: num_steps {} on data of shape {}", kLatencyEncoder, o.num_steps,
+                  detail::shape_string(x)));
   Batch out = batch;
   try {
     if (x.numel() == 0) {

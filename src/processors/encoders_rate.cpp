@@ -11,6 +11,7 @@
 #include <neurobench/errors.hpp>
 #include <neurobench/registry.hpp>
 
+#include "io/array_budget.hpp"
 #include "processors/encoder_input.hpp"
 #include "processors/via_cpu.hpp"
 #include "util/text.hpp"
@@ -87,6 +88,12 @@ Batch RateEncoder::operator()(const Batch& batch) {
                       "their probability, inf * 0 + offset, is NaN",
                       kRateEncoder, detail::shape_string(x)));
     }
+    // The repeated data, its clamp and the draws: three tensors of num_steps times the data.
+    neurobench::detail::check_memory_for(
+        3.0 * static_cast<double>(x.numel()) * static_cast<double>(options_.num_steps) *
+            static_cast<double>(x.element_size()),
+        fmt::format("{}: num_steps {} on data of shape {}", kRateEncoder, options_.num_steps,
+                    detail::shape_string(x)));
     std::vector<int64_t> repeats(static_cast<std::size_t>(x.dim()) + 1, 1);
     repeats[0] = options_.num_steps;
     const torch::Tensor time_data = x.repeat(repeats) * options_.gain + options_.offset;

@@ -233,7 +233,16 @@ Results Benchmark::run(const RunOptions& options) {
   detail::RunState state;
   Results& results = state.results;
   results.environment = capture_environment(device);
-  if (device.is_cuda()) results.environment.tf32 = options.tf32;
+  if (device.is_cuda()) {
+    results.environment.tf32 = options.tf32;
+  } else if (options.tf32) {
+    // Asked for where it cannot apply: said and recorded, so that the results do not claim it.
+    results.environment.tf32 = false;
+    state.warn_once(fmt::format(
+        "tf32 was asked for, but TF32 is a CUDA setting: on device '{}' the run computes in "
+        "full float32 (_environment.tf32 is false)",
+        device.str()));
+  }
   results.run["model"] = s.model->describe();
   if (scoped) results.run["metrics_scope"] = scoped->path();
   results.run["batch_size"] = s.loader.options().batch_size;

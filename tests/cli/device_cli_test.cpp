@@ -67,6 +67,28 @@ TEST_CASE("run --device in a config, and the flag over it", "[cli][device]") {
             neurobench::test::read_file(dir / "b.json"))["_environment"]["device"] == "cpu");
 }
 
+TEST_CASE("run --tf32 where it has no effect warns and records tf32 false", "[cli][device]") {
+  neurobench::test::TempDir dir;
+  const auto r = run_cli(device_classifier_args() + " --tf32 --json " + q(dir / "r.json"));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.err, Catch::Contains("warning: tf32 was asked for, but TF32 is a CUDA setting: on "
+                                    "device 'cpu' the run computes in full float32"));
+  const auto doc = nlohmann::json::parse(neurobench::test::read_file(dir / "r.json"));
+  CHECK(doc["_environment"]["tf32"] == false);
+  // Without it, nothing is said and nothing recorded.
+  const auto plain = run_cli(device_classifier_args() + " --json " + q(dir / "p.json"));
+  CHECK_THAT(plain.err, !Catch::Contains("tf32"));
+  CHECK_FALSE(
+      nlohmann::json::parse(neurobench::test::read_file(dir / "p.json"))["_environment"].contains(
+          "tf32"));
+  // --strict makes the warning an error: no results file.
+  const auto strict =
+      run_cli(device_classifier_args() + " --tf32 --strict --json " + q(dir / "s.json"));
+  CHECK(strict.status == 2);
+  CHECK_FALSE(std::filesystem::exists(dir / "s.json"));
+}
+
 TEST_CASE("run --device with a device that is not one exits 2 naming the flag", "[cli][device]") {
   for (const char* device : {"gpu", "cuda:", "cuda:-1", "tpu:0"}) {
     INFO(device);

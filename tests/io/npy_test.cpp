@@ -306,6 +306,10 @@ TEST_CASE("a malformed .npy header is an InputError saying what is wrong", "[io]
       {"{'descr': '<i2', 'fortran_order': False, }", "no 'shape' key"},
       {"{'shape': (4,), 'fortran_order': False, }", "no 'descr' key"},
       {"{'descr': '<i2', 'shape': (4,), }", "no 'fortran_order' key"},
+      // NumPy reads these three keys and refuses any other.
+      {"{'descr': '<i2', 'fortran_order': False, 'shape': (4,), 'order': 'C', }",
+       "key 'order' is not one of 'descr', 'fortran_order' and 'shape'"},
+      {"{'descr': '<i2', 'fortran_order': False, 'shape': (4,), 3: 1, }", "key 3 is not one of"},
       {"{'descr': '<i2', 'fortran_order': False, 'shape': (4), }",
        "'shape' must be a tuple of non-negative integers, found (4)"},
       {"{'descr': '<i2', 'fortran_order': False, 'shape': (-4,), }",

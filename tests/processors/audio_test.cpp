@@ -264,3 +264,20 @@ TEST_CASE("Resample rejects other layouts and bad options, naming them",
   fails_with({{"resampling_method", "linear"}}, "resampling_method must be");
   fails_with({{"new_freq", 44101}}, "2^24 taps");
 }
+
+TEST_CASE("a pad or new_freq whose output cannot fit in memory is refused before it is made",
+          "[processors][audio][errors]") {
+  const torch::Tensor clips = torch::rand({8, 16000, 1});
+  // pad 2^30 on each side: 8 spectrograms of 10 million frames, hundreds of GB.
+  REQUIRE_THROWS_AS(
+      apply_audio("MFCCPreProcessor", Json{{"melkwargs", {{"pad", 1073741824}}}}, clips),
+      neurobench::InputError);
+  REQUIRE_THROWS_WITH(
+      apply_audio("MFCCPreProcessor", Json{{"melkwargs", {{"pad", 1073741824}}}}, clips),
+      Catch::Contains("with pad 1073741824") &&
+          Catch::Contains("of memory available (MemAvailable); nothing was made"));
+  // 16 kHz to 16 GHz (a kernel within its limit): 8 signals of 1.6e10 samples.
+  REQUIRE_THROWS_WITH(apply_audio("Resample", Json{{"new_freq", 16000000000}}, clips),
+                      Catch::Contains("16000 Hz to 16000000000 Hz") &&
+                          Catch::Contains("of memory available (MemAvailable)"));
+}

@@ -452,3 +452,21 @@ TEST_CASE("LatencyEncoder refuses data outside [0, 1] and spike times it cannot 
               .argmax()
               .item<int64_t>() == 23);
 }
+
+TEST_CASE("num_steps whose spikes cannot fit in memory are refused before any is made",
+          "[processors][encoders][errors]") {
+  // 1,000,000 steps of (2, 16000, 1) clips: 32e9 values, hundreds of GB.
+  const Batch clips = encoder_batch_of(torch::rand({2, 16000, 1}));
+  RateEncoderOptions rate;
+  rate.num_steps = 1000000;
+  REQUIRE_THROWS_AS(RateEncoder(rate)(clips), InputError);
+  REQUIRE_THROWS_WITH(RateEncoder(rate)(clips),
+                      Catch::StartsWith("RateEncoder: num_steps 1000000 on data of shape "
+                                        "[2, 16000, 1] would take ") &&
+                          Catch::Contains("of memory available (MemAvailable); nothing was made"));
+  LatencyEncoderOptions latency;
+  latency.num_steps = 1000000;
+  REQUIRE_THROWS_WITH(LatencyEncoder(latency)(clips),
+                      Catch::StartsWith("LatencyEncoder: num_steps 1000000 on data of shape "
+                                        "[2, 16000, 1] would take "));
+}
