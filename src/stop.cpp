@@ -13,7 +13,7 @@
 
 #include <neurobench/errors.hpp>
 
-#include "runtime/run_state.hpp"
+#include "stop_detail.hpp"
 
 namespace neurobench {
 

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <neurobench/benchmark.hpp>
 #include <neurobench/datasets/kinds.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/model/model.hpp>

@@ -9,12 +9,12 @@
 #include <string_view>
 #include <vector>
 
-#include <neurobench/benchmark.hpp>
 #include <neurobench/data/dataloader.hpp>
 #include <neurobench/datasets/kinds.hpp>
 #include <neurobench/export.hpp>
 #include <neurobench/json.hpp>
-#include <neurobench/metrics/metric.hpp>
+#include <neurobench/registry.hpp>
+#include <neurobench/run_options.hpp>
 
 NEUROBENCH_API_BEGIN
 
@@ -146,6 +146,16 @@ struct BenchmarkConfig {
   /// as validate() and InputError naming the file when it cannot be written.
   void write(const std::filesystem::path& file) const;
 
+  /// Sets config key `key` (a key of run_keys() in <neurobench/run_keys.hpp>) from `value`,
+  /// read as a config file holding it reads it (relative paths from `base`; numbers checked
+  /// against their range). Throws UsageError starting with `source` for an unknown key or a
+  /// value its reader refuses. The command line sets its flags through this.
+  void set_key(std::string_view key, const Json& value, const std::filesystem::path& base = {},
+               const std::string& source = "config");
+  /// The value of config key `key` as a config writes it (null for an unset `shuffle_seed` or
+  /// no `dataset`). Throws UsageError for an unknown key.
+  [[nodiscard]] Json get_key(std::string_view key) const;
+
   /// The keys a config may have, comma-separated (`model, data, batch_size, ...`), for help
   /// texts and messages.
   [[nodiscard]] static const char* keys();
@@ -157,6 +167,10 @@ struct BenchmarkConfig {
   [[nodiscard]] RunOptions run_options() const;
   /// How the `.npz` data file is read: `max_array_bytes`.
   [[nodiscard]] NpzReadOptions npz_options() const;
+  /// Some metric asked for (`static`, `workload` or `metrics`) is a timing metric
+  /// (timing_metrics() in <neurobench/metrics/metric.hpp>: Latency, InferenceTime, ...), so a
+  /// run makes a timing pass.
+  [[nodiscard]] bool asks_for_timing() const;
 };
 
 /// Parses a metric as the command line writes it: `Name`, or `Name:key=value,key=value`.

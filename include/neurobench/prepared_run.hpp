@@ -9,10 +9,11 @@
 #include <string>
 #include <vector>
 
-#include <neurobench/benchmark.hpp>
 #include <neurobench/config.hpp>
 #include <neurobench/export.hpp>
 #include <neurobench/fwd.hpp>
+#include <neurobench/results.hpp>
+#include <neurobench/run_options.hpp>
 
 NEUROBENCH_API_BEGIN
 

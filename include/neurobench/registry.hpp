@@ -36,6 +36,10 @@ struct PluginSpec {
   PluginSpec(const char* name) : name(name) {}  // NOLINT(google-explicit-constructor)
 };
 
+/// A metric asked for by name, with the options it should run with (an object; see
+/// MetricDescription::options in <neurobench/metrics/description.hpp>): a PluginSpec.
+using MetricSpec = PluginSpec;
+
 /// A spec as configs write it: `"Name"` without options, `{"name": "Name", "options": {...}}`
 /// with (nlohmann::json's conversion, so `Json j = spec;` works).
 inline void to_json(Json& j, const PluginSpec& spec) {

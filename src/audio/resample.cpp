@@ -15,7 +15,7 @@
 
 #include "audio/checks.hpp"
 #include "audio/spectrogram_rows.hpp"
-#include "io/array_budget.hpp"
+#include "util/array_budget.hpp"
 
 namespace neurobench::audio {
 

@@ -13,7 +13,7 @@
 
 #include "audio/checks.hpp"
 #include "audio/spectrogram_rows.hpp"
-#include "io/array_budget.hpp"
+#include "util/array_budget.hpp"
 #include "util/text.hpp"
 
 namespace neurobench::audio {

@@ -35,24 +35,15 @@ struct DistributedArgs {
 /// and the flags given are merged into a BenchmarkConfig by resolve_run_args().
 struct RunArgs {
   std::string config;  ///< Optional JSON config; flags given with it override its values.
-  /// The values of the flags that have a BenchmarkConfig field of the same type (stepwise,
-  /// processors, quiet, ...); the defaults shown by --help are BenchmarkConfig's.
-  BenchmarkConfig flags;
-  /// The numeric flags as typed, by config key (`batch_size`): BenchmarkConfig::set_number
-  /// checks them as it checks a config's values.
-  std::map<std::string, std::string> numbers;
-  std::string model;
-  std::string data;
-  std::string dataset;                       ///< `--dataset KIND:PATH`.
+  /// The flags of config keys (run_keys()), as typed, by config key: a value's text (a path,
+  /// a number, a device), each value of a list flag (`--static A,B --static C`: both texts),
+  /// and the flags without a value. Each is read by its key's reader when the flags are
+  /// resolved, as the config's values are.
+  std::map<std::string, std::string> texts;
+  std::map<std::string, std::vector<std::string>> lists;
+  std::map<std::string, bool> switches;
   std::string subset;                        ///< `--subset`: the data set's `subset` option.
   std::vector<std::string> dataset_options;  ///< `--dataset-options key=value,...`, as given.
-  /// Processors as given: each string a comma-separated list of `Name` or `Name:key=value,...`.
-  std::vector<std::string> pre;
-  std::vector<std::string> post;
-  /// Metrics as given: each string a comma-separated list of `Name` or `Name:key=value,...`.
-  std::vector<std::string> static_metrics;
-  std::vector<std::string> workload_metrics;
-  std::vector<std::string> metrics;  ///< Any metric; placed as static or workload by name.
   /// Results files by format name (`--json FILE`: results_formats()).
   std::map<std::string, std::string> outputs;
   DistributedArgs distributed;
@@ -60,8 +51,6 @@ struct RunArgs {
 
 /// Adds the `run` subcommand, filling `args`.
 CLI::App* add_run_command(CLI::App& app, RunArgs& args);
-/// The flag of a numeric config key: `--batch-size` for `batch_size`.
-[[nodiscard]] std::string number_flag(const std::string& key);
 /// The config file, if one was given, with the flags given on the command line over it.
 /// Throws UsageError when the model or the data is given by neither, `--data` and `--dataset`
 /// are both given, `--subset` or `--dataset-options` is given without a data set by kind, or
@@ -72,8 +61,9 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args);
 /// sharded run only rank 0 prints the results and writes the results files.
 int run_command(const BenchmarkConfig& config, const std::string& config_file,
                 const DistributedArgs& distributed = {});
-/// Prints every registered metric and processor; returns the exit status.
-int list_command(std::ostream& out);
+/// Prints every registered metric and processor, or with `keys` every key of a run
+/// (run_keys_markdown()); returns the exit status.
+int list_command(std::ostream& out, bool keys = false);
 
 }  // namespace neurobench::cli
 

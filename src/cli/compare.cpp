@@ -14,7 +14,7 @@
 #include <neurobench/reporters/report.hpp>
 
 #include "cli/commands.hpp"
-#include "config_numbers.hpp"
+#include "run/config_numbers.hpp"
 
 namespace neurobench::cli {
 

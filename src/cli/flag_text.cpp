@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "config_numbers.hpp"
+#include "run/config_numbers.hpp"
 
 namespace neurobench::cli {
 

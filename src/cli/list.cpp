@@ -12,6 +12,7 @@
 #include <neurobench/environment.hpp>
 #include <neurobench/metrics/metric.hpp>
 #include <neurobench/processors/processors.hpp>
+#include <neurobench/run_keys.hpp>
 
 #include "cli/commands.hpp"
 
@@ -114,7 +115,11 @@ void print_build(std::ostream& out) {
 
 }  // namespace
 
-int list_command(std::ostream& out) {
+int list_command(std::ostream& out, bool keys) {
+  if (keys) {
+    out << run_keys_markdown();
+    return kExitOk;
+  }
   print(out, "static metrics (--static or --metrics)", static_metrics());
   out << "\n";
   print(out, "workload metrics (--workload or --metrics)", workload_metrics());

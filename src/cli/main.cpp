@@ -44,6 +44,10 @@ int main(int argc, char** argv) {
   neurobench::cli::RunArgs run_args;
   CLI::App* run = neurobench::cli::add_run_command(app, run_args);
   CLI::App* list = app.add_subcommand("list", "List every registered metric and processor");
+  bool list_keys = false;
+  list->add_flag("--keys", list_keys,
+                 "list every key of a run instead: config key, flag of 'run', value, default "
+                 "(a Markdown table, as in docs/cli.md)");
   neurobench::cli::ReportArgs report_args;
   CLI::App* report = neurobench::cli::add_report_command(app, report_args);
   neurobench::cli::CompareArgs compare_args;
@@ -97,7 +101,7 @@ int main(int argc, char** argv) {
           return neurobench::cli::run_command(neurobench::cli::resolve_run_args(*run, run_args),
                                               run_args.config, run_args.distributed);
         }
-        if (list->parsed()) return neurobench::cli::list_command(std::cout);
+        if (list->parsed()) return neurobench::cli::list_command(std::cout, list_keys);
         if (report->parsed()) return neurobench::cli::report_command(report_args, std::cout);
         if (suite->parsed()) {
           return neurobench::cli::suite_command(suite_args, *suite, std::cout);

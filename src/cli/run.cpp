@@ -5,10 +5,10 @@
 
 #include <fmt/format.h>
 
-#include <neurobench/benchmark.hpp>
 #include <neurobench/config.hpp>
 #include <neurobench/data/dataset.hpp>
 #include <neurobench/datasets/kinds.hpp>
+#include <neurobench/device.hpp>
 #include <neurobench/distributed.hpp>
 #include <neurobench/environment.hpp>
 #include <neurobench/errors.hpp>
@@ -17,6 +17,7 @@
 #include <neurobench/prepared_run.hpp>
 #include <neurobench/reporters/profile.hpp>
 #include <neurobench/reporters/results.hpp>
+#include <neurobench/run_keys.hpp>
 #include <neurobench/stop.hpp>
 
 #include "cli/commands.hpp"
@@ -25,40 +26,51 @@
 namespace neurobench::cli {
 
 namespace {
-// A numeric option: its text is kept as typed and checked when the flags are resolved, by the
-// same code and against the same range as the config key (BenchmarkConfig::set_number).
-void add_number(CLI::App& run, RunArgs& a, const std::string& key, const char* type,
-                const std::string& default_text, const std::string& help) {
-  auto* option = run.add_option(number_flag(key), a.numbers[key],
-                                help + "; " + BenchmarkConfig::number_range(key));
-  option->type_name(type);
-  if (!default_text.empty()) option->default_str(default_text);
+// A flag's --help default: the config's default value, as a flag writes it.
+std::string default_str(const RunKey& k) {
+  const Json value = BenchmarkConfig{}.get_key(k.key);
+  if (k.value == RunKeyValue::Integer || k.value == RunKeyValue::Seconds) {
+    return value.is_number_float() ? fmt::format("{:g}", value.get<double>())
+                                   : value.is_null() ? std::string() : value.dump();
+  }
+  if (k.value == RunKeyValue::Device) return value.is_string() ? value.get<std::string>() : "cpu";
+  return "";
 }
 
-// The options of the timing pass (Latency, InferenceTime, Throughput, StartupTime).
-void add_timing_options(CLI::App& run, RunArgs& a) {
-  const BenchmarkConfig& d = a.flags;
-  add_number(run, a, "warmup", "INT", fmt::format("{}", d.warmup),
-             "timing metrics: untimed runs before the timed ones");
-  add_number(run, a, "runs", "INT", fmt::format("{}", d.runs),
-             "timing metrics: timed runs, at least 10 when 0");
-  add_number(run, a, "min_time", "SECONDS", fmt::format("{:g}", d.min_time),
-             "timing metrics: with --runs 0, time at least this many seconds");
-  add_number(run, a, "max_time", "SECONDS", fmt::format("{:g}", d.max_time),
-             "timing metrics: stop the warm-up and timed runs, and separately StartupTime's "
-             "loads, after this many seconds (at least one run each), reporting the runs made");
-  add_number(run, a, "latency_batch_size", "INT", fmt::format("{}", d.latency_batch_size),
-             "timing metrics: samples per timed run");
-  add_number(run, a, "startup_runs", "INT", fmt::format("{}", d.startup_runs),
-             "StartupTime: fresh loads of the model file to time");
+// One flag of a config key, from its row of run_keys(): the text it holds goes to `a`.
+void add_key_flag(CLI::App& run, RunArgs& a, const RunKey& k) {
+  const std::string key(k.key);
+  std::string names(k.flag);
+  if (!k.short_flag.empty()) names += "," + std::string(k.short_flag);
+  std::string help(k.help);
+  CLI::Option* option = nullptr;
+  switch (k.value) {
+    case RunKeyValue::Boolean:
+      run.add_flag(names, a.switches[key], help);
+      return;
+    case RunKeyValue::Names:
+      option = run.add_option(names, a.lists[key], help)->delimiter(',');
+      break;
+    case RunKeyValue::Metrics:
+    case RunKeyValue::Processors:
+      option = run.add_option(names, a.lists[key], help);
+      break;
+    case RunKeyValue::Integer:
+    case RunKeyValue::Seconds:
+      // Kept as typed and checked when the flags are resolved, by the same code and against
+      // the same range as the config key (BenchmarkConfig::set_number).
+      option = run.add_option(names, a.texts[key], help + "; " + BenchmarkConfig::number_range(key));
+      break;
+    default:
+      option = run.add_option(names, a.texts[key], help);
+      break;
+  }
+  if (k.key == "profile_csv") option->check(output_path_text());  // an output file
+  if (!k.value_name.empty()) option->type_name(std::string(k.value_name));
+  const std::string shown = default_str(k);
+  if (!shown.empty()) option->default_str(shown);
 }
 }  // namespace
-
-std::string number_flag(const std::string& key) {
-  std::string flag = "--" + key;
-  std::replace(flag.begin(), flag.end(), '_', '-');
-  return flag;
-}
 
 CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
   CLI::App* run = app.add_subcommand(
@@ -66,98 +78,37 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
   run->add_option("config", a.config,
                   std::string("a benchmark config (JSON) with keys ") + BenchmarkConfig::keys() +
                       "; flags given after it override it");
-  run->add_option("--model", a.model, "TorchScript model file (.pt)");
-  run->add_option("--data", a.data, ".npz file with arrays 'data' and 'targets'");
-  run->add_option("--dataset", a.dataset,
-                  "a data set by kind instead of --data: KIND:PATH, such as "
-                  "speech-commands:data/speech_commands_v0.02 ('neurobench list' shows the kinds)")
-      ->type_name("KIND:PATH");
-  run->add_option("--subset", a.subset,
-                  "the data set's subset (its option 'subset'): speech-commands takes training, "
-                  "validation, testing or all");
-  run->add_option("--dataset-options", a.dataset_options,
-                  "the data set's other options, comma-separated: key=value,key=value")
-      ->type_name("KEY=VALUE,...");
-  add_number(*run, a, "batch_size", "INT", fmt::format("{}", a.flags.batch_size),
-             "samples per batch; the last may be smaller");
-  run->add_option("--static", a.static_metrics,
-                  "static metrics, comma-separated: Name or Name:key=value,key=value");
-  run->add_option("--workload", a.workload_metrics,
-                  "workload metrics, comma-separated: Name or Name:key=value,key=value");
-  run->add_option("--metrics", a.metrics,
-                  "any metrics, static or workload, comma-separated (Name or "
-                  "Name:key=value,key=value): each goes where it belongs (added to --static and "
-                  "--workload)");
-  run->add_option("--pre", a.pre,
-                  "pre-processors, comma-separated, applied in order: Name or "
-                  "Name:key=value,key=value");
-  run->add_option("--post", a.post,
-                  "post-processors, comma-separated, applied in order: Name or "
-                  "Name:key=value,key=value");
-  run->add_flag("--stepwise", a.flags.stepwise,
-                "feed data[:, t] one timestep at a time (spiking networks), stacking the spikes");
-  run->add_option("--activation-modules", a.flags.activation_modules,
-                  "activation layer classes (default: ReLU, Sigmoid and snnTorch neurons)")
-      ->delimiter(',');
-  run->add_option("--connection-modules", a.flags.connection_modules,
-                  "connection layer classes (default: Linear, Conv1d/2d/3d, RNN/LSTM/GRU cells "
-                  "and layers)")
-      ->delimiter(',');
-  run->add_option("--metrics-scope", a.flags.metrics_scope,
-                  "restrict the static metrics and the layer hooks to the submodule at this "
-                  "dotted path, as NeuroBench's metrics see a model's __net__() (the forward "
-                  "pass still runs the whole model; '' for the whole model; docs/metrics.md)")
-      ->type_name("PATH");
-  // One flag per results format: --json, --csv, --text.
-  for (const ResultsFormat& format : results_formats()) {
-    run->add_option("--" + format.name, a.outputs[format.name],
-                    "write the results as " + format.description + " here")
-        ->check(output_path_text());
+  // Every key of a run, in the table's order (run_keys()): a config key's flag, or one the
+  // command line alone has.
+  for (const RunKey& k : run_keys()) {
+    const std::string help(k.help);
+    if (!k.key.empty() && k.value == RunKeyValue::Outputs) {
+      // One flag per results format: --json, --csv, --text.
+      for (const ResultsFormat& format : results_formats()) {
+        run->add_option("--" + format.name, a.outputs[format.name],
+                        "write the results as " + format.description + " here")
+            ->check(output_path_text());
+      }
+    } else if (!k.key.empty()) {
+      add_key_flag(*run, a, k);
+    } else if (k.flag == "--subset") {
+      run->add_option("--subset", a.subset, help);
+    } else if (k.flag == "--dataset-options") {
+      run->add_option("--dataset-options", a.dataset_options, help)
+          ->type_name(std::string(k.value_name));
+    } else if (k.flag == "--distributed") {
+      run->add_option("--distributed", a.distributed.mode, help)
+          ->check(CLI::IsMember({"auto", "on", "off"}))
+          ->default_str("auto");
+    } else if (k.flag == "--distributed-timeout") {
+      run->add_option("--distributed-timeout", a.distributed.timeout_s, help)
+          ->check(decimal_text())
+          ->check(CLI::Range(1.0, 86400.0))
+          ->default_str(fmt::format("{:g}", a.distributed.timeout_s));
+    } else {
+      throw std::logic_error("run_keys(): no flag for " + std::string(k.flag));
+    }
   }
-  add_number(*run, a, "shuffle_seed", "INT", "", "shuffle the samples with this seed");
-  add_number(*run, a, "threads", "INT", fmt::format("{}", a.flags.threads),
-             "intra-op threads for LibTorch");
-  run->add_option("--device", a.flags.device,
-                  "where the model runs: cpu, cuda (cuda:0; cuda:LOCAL_RANK in a sharded run), "
-                  "cuda:N, or lazy (LibTorch's lazy tensors on the CPU, for testing); the model "
-                  "and each batch go there before pre-processing (docs/devices.md)")
-      ->type_name("DEVICE")
-      ->default_str("cpu");
-  run->add_flag("--tf32", a.flags.tf32,
-                "CUDA: allow TF32 in float32 convolutions and matrix products (faster on "
-                "Ampere and later, ~1e-3 relative precision; off: results equal the CPU's)");
-  add_timing_options(*run, a);
-  run->add_flag("--profile", a.flags.profile,
-                "after the timing pass, profile each connection and activation layer: time "
-                "per call, share, operations and sparsity per sample, output shape "
-                "(docs/deployment-metrics.md#per-layer-profile)");
-  add_number(*run, a, "profile_warmup", "INT", fmt::format("{}", a.flags.profile_warmup),
-             "profile: untimed runs before each kind of timed runs");
-  add_number(*run, a, "profile_runs", "INT", fmt::format("{}", a.flags.profile_runs),
-             "profile: timed runs without hooks, then as many with the layer clocks");
-  run->add_option("--profile-csv", a.flags.profile_csv,
-                  "write the per-layer profile as CSV here, one row per layer (needs --profile)")
-      ->check(output_path_text());
-  run->add_flag("--quiet,-q", a.flags.quiet, "no progress bar");
-  run->add_flag("--verbose,-v", a.flags.verbose, "print each batch's results to stderr");
-  run->add_flag("--strict", a.flags.strict,
-                "warnings are errors: NaN or Inf in the data or the weights stop the run before "
-                "it starts, and any other warning stops it before results are written (exit 2)");
-  add_number(*run, a, "max_array_bytes", "BYTES", fmt::format("{}", a.flags.max_array_bytes),
-             "the largest array read from the --data .npz, in bytes (declared sizes are "
-             "checked before anything is inflated)");
-  run->add_option("--distributed", a.distributed.mode,
-                  "shard the run over the processes torchrun, mpirun or srun started: auto (when "
-                  "WORLD_SIZE, OMPI_COMM_WORLD_SIZE or SLURM_STEP_NUM_TASKS says more than one), "
-                  "on or off (docs/distributed.md)")
-      ->check(CLI::IsMember({"auto", "on", "off"}))
-      ->default_str("auto");
-  run->add_option("--distributed-timeout", a.distributed.timeout_s,
-                  "sharded runs: seconds a rank waits for the others to join, and at the end of "
-                  "its shard for the slowest")
-      ->check(decimal_text())
-      ->check(CLI::Range(1.0, 86400.0))
-      ->default_str(fmt::format("{:g}", a.distributed.timeout_s));
   return run;
 }
 
@@ -298,33 +249,79 @@ bool warnings_are_errors(const Results& results, bool strict) {
             << (results.warnings.size() == 1 ? "" : "s") << " above; no results file written\n";
   return true;
 }
+// A config key's flag, given on the command line, into `merged`: its text read by the key's
+// reader (the config's, through BenchmarkConfig::set_key), each error starting with the flag.
+void set_key_flag(BenchmarkConfig& merged, const RunArgs& cli, const RunKey& k) {
+  const std::string key(k.key);
+  const std::string flag(k.flag);
+  Json value;
+  switch (k.value) {
+    case RunKeyValue::Integer:
+    case RunKeyValue::Seconds:
+      merged.set_number(key, cli.texts.at(key), flag);
+      return;
+    case RunKeyValue::Boolean:
+      value = cli.switches.at(key);
+      break;
+    case RunKeyValue::Names:
+      value = cli.lists.at(key);
+      break;
+    case RunKeyValue::Metrics:
+    case RunKeyValue::Processors: {
+      const char* what = k.value == RunKeyValue::Metrics ? "metric"
+                         : key == "pre"                  ? "pre-processor"
+                                                         : "post-processor";
+      value = Json::array();
+      for (const auto& spec : spec_flag(flag.c_str(), cli.lists.at(key), what)) {
+        value.push_back(Json{{"name", spec.name}, {"options", spec.options}});
+      }
+      break;
+    }
+    case RunKeyValue::Dataset: {
+      DatasetSpec spec;
+      try {
+        spec = parse_dataset_spec(cli.texts.at(key));
+      } catch (const UsageError& e) {
+        throw UsageError(fmt::format("{}: {}", flag, e.what()));
+      }
+      value = Json{{"kind", spec.kind}, {"path", spec.path.string()}};
+      break;
+    }
+    case RunKeyValue::Device:
+      try {
+        (void)parse_device(cli.texts.at(key));
+      } catch (const UsageError& e) {
+        throw UsageError(fmt::format("{}: {}", flag, e.what()));
+      }
+      value = cli.texts.at(key);
+      break;
+    default:
+      value = cli.texts.at(key);
+      break;
+  }
+  merged.set_key(key, value, {}, flag);
+}
 }  // namespace
 
 BenchmarkConfig resolve_run_args(const CLI::App& run, const RunArgs& cli) {
   BenchmarkConfig merged;
   if (!cli.config.empty()) merged = BenchmarkConfig::read(cli.config);
   // Flags given on the command line win over the config.
-  const auto given = [&](const char* name) { return run.get_option(name)->count() > 0; };
-  const BenchmarkConfig& f = cli.flags;
-  if (given("--model")) merged.model = cli.model;
+  const auto given = [&](std::string_view flag) {
+    return run.get_option(std::string(flag))->count() > 0;
+  };
   if (given("--data") && given("--dataset")) {
     throw UsageError(
         "--data and --dataset are mutually exclusive: --data reads an .npz file, "
         "--dataset a data set by kind (KIND:PATH)");
   }
-  // Either flag replaces whatever data the config named.
-  if (given("--data")) {
-    merged.data = cli.data;
-    merged.dataset = DatasetSpec{};
+  for (const RunKey& k : run_keys()) {
+    if (k.key.empty() || k.flag.empty() || !given(k.flag)) continue;
+    set_key_flag(merged, cli, k);
   }
-  if (given("--dataset")) {
-    try {
-      merged.dataset = parse_dataset_spec(cli.dataset);
-    } catch (const UsageError& e) {
-      throw UsageError(fmt::format("--dataset: {}", e.what()));
-    }
-    merged.data.clear();
-  }
+  // Either data flag replaces whatever data the config named.
+  if (given("--data")) merged.dataset = DatasetSpec{};
+  if (given("--dataset")) merged.data.clear();
   for (const char* flag : {"--subset", "--dataset-options"}) {
     if (given(flag) && merged.dataset.empty()) {
       throw UsageError(fmt::format(
@@ -347,40 +344,8 @@ BenchmarkConfig resolve_run_args(const CLI::App& run, const RunArgs& cli) {
     for (const auto& [key, value] : options.items()) merged.dataset.options[key] = value;
   }
   if (given("--subset")) merged.dataset.options["subset"] = cli.subset;
-  if (given("--static")) merged.static_metrics = spec_flag("--static", cli.static_metrics);
-  if (given("--workload")) {
-    merged.workload_metrics = spec_flag("--workload", cli.workload_metrics);
-  }
-  if (given("--metrics")) merged.metrics = spec_flag("--metrics", cli.metrics);
-  if (given("--pre")) merged.pre = spec_flag("--pre", cli.pre, "pre-processor");
-  if (given("--post")) merged.post = spec_flag("--post", cli.post, "post-processor");
-  if (given("--stepwise")) merged.stepwise = f.stepwise;
-  if (given("--activation-modules")) merged.activation_modules = f.activation_modules;
-  if (given("--connection-modules")) merged.connection_modules = f.connection_modules;
-  if (given("--metrics-scope")) merged.metrics_scope = f.metrics_scope;
   for (const ResultsFormat& format : results_formats()) {
-    if (given(("--" + format.name).c_str())) {
-      merged.outputs[format.name] = cli.outputs.at(format.name);
-    }
-  }
-  if (given("--quiet")) merged.quiet = f.quiet;
-  if (given("--verbose")) merged.verbose = f.verbose;
-  if (given("--strict")) merged.strict = f.strict;
-  if (given("--device")) {
-    try {
-      (void)parse_device(f.device);
-    } catch (const UsageError& e) {
-      throw UsageError(fmt::format("--device: {}", e.what()));
-    }
-    merged.device = f.device;
-  }
-  if (given("--tf32")) merged.tf32 = f.tf32;
-  if (given("--profile")) merged.profile = f.profile;
-  if (given("--profile-csv")) merged.profile_csv = f.profile_csv;
-  // Numbers: checked as the config's keys are, against the same ranges.
-  for (const std::string& key : BenchmarkConfig::number_keys()) {
-    const std::string flag = number_flag(key);
-    if (given(flag.c_str())) merged.set_number(key, cli.numbers.at(key), flag);
+    if (given("--" + format.name)) merged.outputs[format.name] = cli.outputs.at(format.name);
   }
   const std::string where = cli.config.empty() ? "" : " (on the command line or in the config)";
   if (merged.model.empty()) throw UsageError("--model is required" + where);

@@ -16,7 +16,7 @@
 
 #include <neurobench/errors.hpp>
 
-#include "io/array_budget.hpp"
+#include "util/array_budget.hpp"
 #include "io/hdf5_file.hpp"
 #include "util/progress.hpp"
 #include "util/sha256.hpp"

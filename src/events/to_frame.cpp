@@ -15,7 +15,7 @@
 #include <neurobench/errors.hpp>
 
 #include "events/columns.hpp"
-#include "io/array_budget.hpp"
+#include "util/array_budget.hpp"
 
 namespace neurobench::events {
 namespace {

@@ -20,7 +20,7 @@
 #include <neurobench/errors.hpp>
 #include <neurobench/io/output_file.hpp>
 
-#include "io/array_budget.hpp"
+#include "util/array_budget.hpp"
 #include "io/input_file.hpp"
 #include "io/npy.hpp"
 #include "io/npy_header.hpp"

@@ -12,12 +12,12 @@
 #include <neurobench/errors.hpp>
 #include <neurobench/metrics/builtin.hpp>
 
+#include "model/neuron_state.hpp"
+
 namespace neurobench::metrics {
 
 const std::vector<std::string>& spiking_neuron_types() {
-  static const std::vector<std::string> types = {"Leaky",  "Synaptic", "Lapicque",
-                                                 "Alpha",  "RLeaky",   "RSynaptic"};
-  return types;
+  return neurobench::detail::snntorch_neuron_types();
 }
 
 const std::vector<std::string>& default_activation_types() {

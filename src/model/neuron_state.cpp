@@ -9,7 +9,6 @@
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/ir/ir.h>
 
-#include <neurobench/metrics/builtin.hpp>
 #include <neurobench/model/model.hpp>
 
 namespace neurobench::detail {
@@ -19,6 +18,12 @@ const std::vector<std::string>& neuron_state_attributes() {
   // `mem`; RLeaky `spk`, `mem`; RSynaptic `spk`, `syn`, `mem` (their `reset_mem()`).
   static const std::vector<std::string> names = {"mem", "syn", "syn_exc", "syn_inh", "spk"};
   return names;
+}
+
+const std::vector<std::string>& snntorch_neuron_types() {
+  static const std::vector<std::string> types = {"Leaky",  "Synaptic", "Lapicque",
+                                                 "Alpha",  "RLeaky",   "RSynaptic"};
+  return types;
 }
 
 namespace {
@@ -33,7 +38,7 @@ bool holds_tensor(const torch::jit::Module& object, const std::string& name) {
 }  // namespace
 
 std::vector<Neuron> find_neurons(const torch::jit::Module& root) {
-  const auto& types = metrics::spiking_neuron_types();
+  const auto& types = snntorch_neuron_types();
   std::vector<Neuron> out;
   std::unordered_set<const c10::ivalue::Object*> seen;
   for (const auto& item : root.named_modules()) {

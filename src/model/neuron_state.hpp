@@ -15,6 +15,10 @@ namespace neurobench::detail {
 /// The attributes snnTorch's neurons keep their state in, as its `utils.reset` clears them.
 [[nodiscard]] const std::vector<std::string>& neuron_state_attributes();
 
+/// snnTorch's spiking neuron classes (Leaky, Synaptic, Lapicque, Alpha, RLeaky, RSynaptic):
+/// metrics::spiking_neuron_types() gives the same list to the metrics.
+[[nodiscard]] const std::vector<std::string>& snntorch_neuron_types();
+
 /// A spiking neuron module of a TorchScript model.
 struct Neuron {
   std::string path;                ///< Dotted module path ("" for the root).

@@ -11,7 +11,7 @@
 #include <neurobench/errors.hpp>
 #include <neurobench/registry.hpp>
 
-#include "io/array_budget.hpp"
+#include "util/array_budget.hpp"
 #include "processors/encoder_input.hpp"
 #include "processors/via_cpu.hpp"
 #include "util/text.hpp"

@@ -30,16 +30,6 @@
 
 namespace neurobench {
 
-void ProfileOptions::validate() const {
-  if (warmup < 0 || warmup > kMaxWarmup) {
-    throw UsageError(
-        fmt::format("profile: 'warmup' must be 0 to {} runs, got {}", kMaxWarmup, warmup));
-  }
-  if (runs < 1 || runs > kMaxRuns) {
-    throw UsageError(fmt::format("profile: 'runs' must be 1 to {}, got {}", kMaxRuns, runs));
-  }
-}
-
 namespace detail {
 
 namespace {

@@ -15,6 +15,8 @@
 #include <neurobench/metrics/timing.hpp>
 #include <neurobench/stop.hpp>
 
+#include "stop_detail.hpp"
+
 namespace neurobench::detail {
 
 /// The results of a run in the making, and its failed metrics.
@@ -51,17 +53,6 @@ class RunState {
  private:
   std::map<std::string, std::string> failed_;  // metric name -> message
 };
-
-/// Throws Interrupted: `interrupted by SIGINT WHERE` (`where`: "during the workload pass, after
-/// 3 of 100 batches").
-[[noreturn]] void throw_interrupted(const std::string& where);
-
-/// When a stop was requested (request_stop()), throws Interrupted saying where: `where()` gives
-/// the words, formatted only then. The passes call it between batches.
-template <class Where>
-void stop_if_requested(Where&& where) {
-  if (stop_requested()) throw_interrupted(where());
-}
 
 /// The text of a LibTorch error without its C++ backtrace.
 [[nodiscard]] std::string what_of(const c10::Error& e);

@@ -9,11 +9,10 @@
 
 #include <fmt/format.h>
 
-#include <neurobench/benchmark.hpp>
 #include <neurobench/device.hpp>
 #include <neurobench/errors.hpp>
-#include <neurobench/metrics/metric.hpp>
 #include <neurobench/prepared_run.hpp>
+#include <neurobench/run_keys.hpp>
 
 #include "io/input_file.hpp"
 #include "util/json_input.hpp"
@@ -28,14 +27,11 @@ constexpr const char* kKnownKeys =
     "name, models, datasets, settings, repeats, baseline, timeout_seconds, jobs";
 // The axes, in the order their entries are merged (later ones override earlier keys).
 constexpr const char* kAxes[] = {"models", "datasets", "settings"};
-// Keys whose values are paths: normalised against the folder of the file that wrote them.
-constexpr const char* kPathKeys[] = {"model", "data", "dataset"};
-
+// Keys whose values are paths (run_keys(): a path, a data set by kind): normalised against the
+// folder of the file that wrote them.
 bool is_path_key(const std::string& key) {
-  for (const char* k : kPathKeys) {
-    if (key == k) return true;
-  }
-  return false;
+  const RunKey* k = find_run_key(key);
+  return k != nullptr && (k->value == RunKeyValue::Path || k->value == RunKeyValue::Dataset);
 }
 
 // An entry name is a folder name under OUT/runs: letters, digits, '.', '_', '-', not hidden.
@@ -72,12 +68,13 @@ struct Parser {
     }
     for (const auto& [key, value] : raw.items()) {
       if (key.rfind('_', 0) == 0) continue;  // notes
-      if (key == "outputs") {
+      const RunKey* k = find_run_key(key);
+      if (k != nullptr && !k->suite_may_set) {
         if (outputs_allowed) continue;  // a referenced config's own results files: not used
         throw UsageError(
-            fmt::format("{}: 'outputs' is not allowed in a suite: each run's results go to "
+            fmt::format("{}: '{}' is not allowed in a suite: each run's results go to "
                         "OUT/runs/GROUP/rep-K.json",
-                        source));
+                        source, key));
       }
       // One key at a time through the config reader: the same checks and messages, and the
       // same resolution of relative paths.
@@ -157,15 +154,6 @@ struct Parser {
   }
 };
 
-bool asks_for_timing(const BenchmarkConfig& c) {
-  for (const auto* list : {&c.static_metrics, &c.workload_metrics, &c.metrics}) {
-    for (const auto& spec : *list) {
-      if (timing_metrics().find(spec.name) != nullptr) return true;
-    }
-  }
-  return false;
-}
-
 // What `neurobench run` checks before it loads the model (PreparedRun::check: processors, the
 // data set's kind and options, metrics and their options, the timing settings), and the device.
 // Throws UsageError as they do.
@@ -214,7 +202,7 @@ SuiteGroup make_group(const std::string& id, const Json& merged, const std::stri
       throw UsageError(fmt::format("{}: {}", source, e.what()));
     }
   }
-  group.timed = asks_for_timing(c);
+  group.timed = c.asks_for_timing();
   return group;
 }
 

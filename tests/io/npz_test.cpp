@@ -16,7 +16,7 @@
 #include <neurobench/errors.hpp>
 #include <neurobench/io/npy.hpp>
 
-#include "io/array_budget.hpp"
+#include "util/array_budget.hpp"
 #include "io/npy_fixtures.hpp"
 #include "io/zip_bytes.hpp"
 #include "support.hpp"

@@ -5,8 +5,9 @@
 - Every function declared in a public header include/neurobench/X/y.hpp and defined in src/
   is defined in src/X/y.cpp or src/X/y_*.cpp (a header split over several files). A header at
   the top, include/neurobench/y.hpp, is implemented in src/y.cpp, src/y_*.cpp, or the folder
-  src/y/ when it is a layer of its own (device, distributed); the run's headers (benchmark.hpp,
-  prepared_run.hpp) in src/runtime/ (ROOT_HEADER_FOLDERS);
+  src/y/ when it is a layer of its own (device, distributed); the run's (benchmark.hpp,
+  run_options.hpp) in src/runtime/, the run description's (config.hpp, prepared_run.hpp,
+  run_keys.hpp, plugins.hpp) in src/run/ (ROOT_HEADER_FOLDERS);
 - no file in src/ or python/src/ (neurobench_cpp's compiled core) is over 600 lines and no
   function over 120 lines;
 - every public header declares its names between NEUROBENCH_API_BEGIN and NEUROBENCH_API_END
@@ -31,7 +32,11 @@ import sys
 # Headers at the top of include/neurobench/ implemented in a folder not named after them.
 ROOT_HEADER_FOLDERS = {
     "include/neurobench/benchmark.hpp": "src/runtime/",
-    "include/neurobench/prepared_run.hpp": "src/runtime/",
+    "include/neurobench/run_options.hpp": "src/runtime/",
+    "include/neurobench/config.hpp": "src/run/",
+    "include/neurobench/prepared_run.hpp": "src/run/",
+    "include/neurobench/plugins.hpp": "src/run/",
+    "include/neurobench/run_keys.hpp": "src/run/",
 }
 MAX_FILE_LINES = 600
 MAX_FUNCTION_LINES = 120

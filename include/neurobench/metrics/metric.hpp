@@ -228,10 +228,6 @@ class TimingMetric {
   [[nodiscard]] virtual std::string name() const;
 };
 
-/// A metric asked for by name, with the options it should run with (an object; see
-/// MetricDescription::options): a PluginSpec.
-using MetricSpec = PluginSpec;
-
 /// Static metrics by name, built-ins included.
 [[nodiscard]] Registry<StaticMetric, MetricDescription>& static_metrics();
 /// Workload metrics (plain and accumulated) by name, built-ins included.

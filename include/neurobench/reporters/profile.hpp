@@ -3,9 +3,9 @@
 
 #include <string>
 
-#include <neurobench/benchmark.hpp>
 #include <neurobench/export.hpp>
 #include <neurobench/json.hpp>
+#include <neurobench/results.hpp>
 
 NEUROBENCH_API_BEGIN
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include <neurobench/benchmark.hpp>
 #include <neurobench/export.hpp>
+#include <neurobench/results.hpp>
 #include <neurobench/reporters/formats.hpp>
 
 NEUROBENCH_API_BEGIN

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "io/array_budget.hpp"
+#include "util/array_budget.hpp"
 
 #include <fstream>
 #include <limits>

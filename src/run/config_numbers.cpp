@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The numeric keys of BenchmarkConfig: their ranges, and their values read from JSON and from a
 // flag's text and checked, the same way whatever the source.
-#include "config_numbers.hpp"
+#include "run/config_numbers.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -19,7 +19,7 @@
 
 #include <neurobench/data/dataloader.hpp>
 #include <neurobench/errors.hpp>
-#include <neurobench/metrics/timing.hpp>
+#include <neurobench/metrics/timing_options.hpp>
 
 #include "util/text.hpp"
 

@@ -10,6 +10,7 @@
 #include <ATen/Parallel.h>
 #include <fmt/format.h>
 
+#include <neurobench/benchmark.hpp>
 #include <neurobench/data/dataset.hpp>
 #include <neurobench/datasets/kinds.hpp>
 #include <neurobench/device.hpp>

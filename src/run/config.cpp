@@ -11,13 +11,17 @@
 
 #include <fmt/format.h>
 
+#include <neurobench/device.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/io/output_file.hpp>
+#include <neurobench/metrics/metric.hpp>
 #include <neurobench/reporters/formats.hpp>
+#include <neurobench/run_keys.hpp>
 
 #include "io/input_file.hpp"
 
-#include "config_numbers.hpp"
+#include "run/config_numbers.hpp"
+#include "run/run_key_fields.hpp"
 
 #include "util/json_input.hpp"
 #include "util/text.hpp"
@@ -27,12 +31,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kKnownKeys =
-    "model, data, dataset, batch_size, stepwise, metrics, static, workload, pre, post, "
-    "activation_modules, connection_modules, metrics_scope, shuffle_seed, threads, warmup, runs, "
-    "min_time, max_time, latency_batch_size, startup_runs, max_array_bytes, device, tf32, "
-    "quiet, verbose, strict, profile, profile_warmup, profile_runs, profile_csv, outputs {json, "
-    "csv, text}";
 constexpr const char* kSpecList =
     "a list of names (or {\"name\": ..., \"options\": {...}} objects)";
 
@@ -178,44 +176,53 @@ struct Reader {
   }
 };
 
-using Setter =
-    std::function<void(BenchmarkConfig&, const Reader&, const std::string&, const Json&)>;
-
-// Sets `field` to what `read` makes of the value.
-template <class T>
-Setter set(T BenchmarkConfig::*field, T (Reader::*read)(const std::string&, const Json&) const) {
-  return [field, read](BenchmarkConfig& c, const Reader& r, const std::string& k, const Json& v) {
-    c.*field = (r.*read)(k, v);
-  };
+// A value of key `k` as its kind's reader reads it, in the form RunKeyField::set takes.
+Json read_value(const Reader& r, const RunKey& k, const std::string& key, const Json& v) {
+  switch (k.value) {
+    case RunKeyValue::Path:
+      return r.path(key, v).string();
+    case RunKeyValue::Boolean:
+      return r.boolean(key, v);
+    case RunKeyValue::Names:
+      return r.names(key, v);
+    case RunKeyValue::Metrics:
+    case RunKeyValue::Processors: {
+      Json out = Json::array();
+      const auto specs = k.value == RunKeyValue::Metrics ? r.metrics(key, v) : r.processors(key, v);
+      for (const auto& spec : specs) out.push_back(Json{{"name", spec.name}, {"options", spec.options}});
+      return out;
+    }
+    case RunKeyValue::Dataset: {
+      const DatasetSpec spec = r.dataset(key, v);
+      Json out = Json{{"kind", spec.kind}, {"path", spec.path.string()}};
+      for (const auto& [name, value] : spec.options.items()) out[name] = value;
+      return out;
+    }
+    case RunKeyValue::Outputs: {
+      Json out = Json::object();
+      for (const auto& [format, file] : r.outputs(key, v)) out[format] = file.string();
+      return out;
+    }
+    case RunKeyValue::Text:
+    case RunKeyValue::Device:
+    default:
+      return r.string(key, v);
+  }
 }
 
-// One setter per config key.
-const std::map<std::string, Setter>& setters() {
-  using C = BenchmarkConfig;
-  using R = Reader;
-  static const std::map<std::string, Setter> table = {
-      {"model", set(&C::model, &R::path)},
-      {"data", set(&C::data, &R::path)},
-      {"dataset", set(&C::dataset, &R::dataset)},
-      {"stepwise", set(&C::stepwise, &R::boolean)},
-      {"static", set(&C::static_metrics, &R::metrics)},
-      {"workload", set(&C::workload_metrics, &R::metrics)},
-      {"metrics", set(&C::metrics, &R::metrics)},
-      {"pre", set(&C::pre, &R::processors)},
-      {"post", set(&C::post, &R::processors)},
-      {"activation_modules", set(&C::activation_modules, &R::names)},
-      {"connection_modules", set(&C::connection_modules, &R::names)},
-      {"metrics_scope", set(&C::metrics_scope, &R::string)},
-      {"device", set(&C::device, &R::string)},
-      {"tf32", set(&C::tf32, &R::boolean)},
-      {"profile", set(&C::profile, &R::boolean)},
-      {"profile_csv", set(&C::profile_csv, &R::path)},
-      {"quiet", set(&C::quiet, &R::boolean)},
-      {"verbose", set(&C::verbose, &R::boolean)},
-      {"strict", set(&C::strict, &R::boolean)},
-      {"outputs", set(&C::outputs, &R::outputs)},
-  };
-  return table;
+// "model, data, ..., outputs {json, csv, text}": the config keys of the table.
+std::string known_keys() {
+  std::string out;
+  for (const RunKey& k : run_keys()) {
+    if (k.key.empty()) continue;
+    out += (out.empty() ? "" : ", ") + std::string(k.key);
+    if (k.value == RunKeyValue::Outputs) {
+      std::string formats;
+      for (const auto& f : results_formats()) formats += (formats.empty() ? "" : ", ") + f.name;
+      out += " {" + formats + "}";
+    }
+  }
+  return out;
 }
 
 // The ranges of BenchmarkConfig's fields, checked for values from any source.
@@ -274,20 +281,6 @@ void check(const BenchmarkConfig& c, const std::string& source) {
   }
 }
 
-Json specs_json(const std::vector<PluginSpec>& specs) {
-  Json out = Json::array();
-  for (const auto& spec : specs) out.push_back(Json(spec));
-  return out;
-}
-
-Json dataset_json(const DatasetSpec& spec) {
-  Json out = Json{{"kind", spec.kind}, {"path", spec.path.string()}};
-  for (const auto& [key, value] : spec.options.items()) out[key] = value;
-  return out;
-}
-
-Json names_json(const std::vector<std::string>& names) { return Json(names); }
-
 // A path as a config file in `folder` holds it: relative to the folder when it lies in it
 // (so that the folder can be moved whole), absolute otherwise.
 fs::path path_in_file(const fs::path& p, const fs::path& folder) {
@@ -317,27 +310,45 @@ void BenchmarkConfig::validate() const {
   }
 }
 
-const char* BenchmarkConfig::keys() { return kKnownKeys; }
+void BenchmarkConfig::set_key(std::string_view key, const Json& value, const fs::path& base,
+                              const std::string& source) {
+  const RunKey* k = find_run_key(key);
+  if (k == nullptr) {
+    throw UsageError(fmt::format("{}: unknown key '{}' (known: {})", source,
+                                 detail::printable(key, 60), keys()));
+  }
+  const std::string name(key);
+  if (k->value == RunKeyValue::Integer || k->value == RunKeyValue::Seconds) {
+    detail::set_number_from_json(*this, name, value, fmt::format("{}: '{}'", source, name));
+    return;
+  }
+  const Reader reader{source, base};
+  detail::run_key_field(key)->set(*this, read_value(reader, *k, name, value));
+}
+
+Json BenchmarkConfig::get_key(std::string_view key) const {
+  const detail::RunKeyField* field = detail::run_key_field(key);
+  if (field == nullptr) {
+    throw UsageError(fmt::format("config: unknown key '{}' (known: {})", detail::printable(key, 60),
+                                 keys()));
+  }
+  return field->get(*this);
+}
+
+const char* BenchmarkConfig::keys() {
+  static const std::string keys = known_keys();
+  return keys.c_str();
+}
 
 BenchmarkConfig BenchmarkConfig::from_json(const Json& json, const fs::path& base,
                                            const std::string& source) {
   if (!json.is_object())
     throw UsageError(fmt::format("{}: a config must be a JSON object", source));
-  const Reader reader{source, base};
   BenchmarkConfig config;
   for (const auto& [key, value] : json.items()) {
     if (key == "_comment" && value.is_string()) config.comment = value.get<std::string>();
     if (key.rfind('_', 0) == 0) continue;  // "_comment" and other notes
-    if (detail::is_number_key(key)) {
-      detail::set_number_from_json(config, key, value, fmt::format("{}: '{}'", source, key));
-      continue;
-    }
-    const auto it = setters().find(key);
-    if (it == setters().end()) {
-      throw UsageError(fmt::format("{}: unknown key '{}' (known: {})", source,
-                                   detail::printable(key, 60), kKnownKeys));
-    }
-    it->second(config, reader, key, value);
+    config.set_key(key, value, base, source);
   }
   check(config, source);
   return config;
@@ -352,58 +363,37 @@ BenchmarkConfig BenchmarkConfig::read(const fs::path& file) {
 }
 
 Json BenchmarkConfig::to_json() const {
-  const BenchmarkConfig d;
+  const BenchmarkConfig defaults;
   Json j = Json::object();
   if (!comment.empty()) j["_comment"] = comment;
-  if (!model.empty()) j["model"] = model.string();
-  if (!data.empty()) j["data"] = data.string();
-  if (!dataset.empty()) j["dataset"] = dataset_json(dataset);
-  j["batch_size"] = batch_size;
-  if (stepwise != d.stepwise) j["stepwise"] = stepwise;
-  if (!static_metrics.empty()) j["static"] = specs_json(static_metrics);
-  if (!workload_metrics.empty()) j["workload"] = specs_json(workload_metrics);
-  if (!metrics.empty()) j["metrics"] = specs_json(metrics);
-  if (!pre.empty()) j["pre"] = specs_json(pre);
-  if (!post.empty()) j["post"] = specs_json(post);
-  if (!activation_modules.empty()) j["activation_modules"] = names_json(activation_modules);
-  if (!connection_modules.empty()) j["connection_modules"] = names_json(connection_modules);
-  if (!metrics_scope.empty()) j["metrics_scope"] = metrics_scope;
-  if (shuffle_seed) j["shuffle_seed"] = *shuffle_seed;
-  if (threads != d.threads) j["threads"] = threads;
-  if (warmup != d.warmup) j["warmup"] = warmup;
-  if (runs != d.runs) j["runs"] = runs;
-  if (min_time != d.min_time) j["min_time"] = min_time;
-  if (max_time != d.max_time) j["max_time"] = max_time;
-  if (latency_batch_size != d.latency_batch_size) j["latency_batch_size"] = latency_batch_size;
-  if (startup_runs != d.startup_runs) j["startup_runs"] = startup_runs;
-  if (quiet != d.quiet) j["quiet"] = quiet;
-  if (verbose != d.verbose) j["verbose"] = verbose;
-  if (strict != d.strict) j["strict"] = strict;
-  if (max_array_bytes != d.max_array_bytes) j["max_array_bytes"] = max_array_bytes;
-  if (device != d.device) j["device"] = device;
-  if (tf32 != d.tf32) j["tf32"] = tf32;
-  if (profile != d.profile) j["profile"] = profile;
-  if (profile_warmup != d.profile_warmup) j["profile_warmup"] = profile_warmup;
-  if (profile_runs != d.profile_runs) j["profile_runs"] = profile_runs;
-  if (!profile_csv.empty()) j["profile_csv"] = profile_csv.string();
-  Json files = Json::object();
-  for (const auto& [format, file] : outputs) {
-    if (!file.empty()) files[format] = file.string();
+  // Each key that differs from its default, in the table's order; `batch_size` always, so
+  // that a config says how its batches are made.
+  for (const RunKey& k : run_keys()) {
+    if (k.key.empty()) continue;
+    const detail::RunKeyField& field = *detail::run_key_field(k.key);
+    const Json value = field.get(*this);
+    if (k.key == "batch_size" || value != field.get(defaults)) j[std::string(k.key)] = value;
   }
-  if (!files.empty()) j["outputs"] = files;
   return j;
 }
 
 void BenchmarkConfig::write(const fs::path& file) const {
   validate();
   const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
-  BenchmarkConfig in_file = *this;
-  for (fs::path* p :
-       {&in_file.model, &in_file.data, &in_file.dataset.path, &in_file.profile_csv}) {
-    *p = path_in_file(*p, folder);
+  // Paths relative to the file's folder when they lie in it (run_keys(): every key of a
+  // path, the data set's path and the results files).
+  Json j = to_json();
+  const auto in_file = [&](Json& p) { p = path_in_file(p.get<std::string>(), folder).string(); };
+  for (const RunKey& k : run_keys()) {
+    const std::string key(k.key);
+    if (key.empty() || !j.contains(key)) continue;
+    if (k.value == RunKeyValue::Path) in_file(j[key]);
+    if (k.value == RunKeyValue::Dataset) in_file(j[key]["path"]);
+    if (k.value == RunKeyValue::Outputs) {
+      for (auto& [format, p] : j[key].items()) in_file(p);
+    }
   }
-  for (auto& [format, p] : in_file.outputs) p = path_in_file(p, folder);
-  write_output_file(file, in_file.to_json().dump(2) + "\n");
+  write_output_file(file, j.dump(2) + "\n");
 }
 
 LoaderOptions BenchmarkConfig::loader_options() const {
@@ -411,6 +401,15 @@ LoaderOptions BenchmarkConfig::loader_options() const {
   options.batch_size = batch_size;
   options.shuffle_seed = shuffle_seed;
   return options;
+}
+
+bool BenchmarkConfig::asks_for_timing() const {
+  for (const auto* list : {&static_metrics, &workload_metrics, &metrics}) {
+    for (const auto& spec : *list) {
+      if (timing_metrics().find(spec.name) != nullptr) return true;
+    }
+  }
+  return false;
 }
 
 RunOptions BenchmarkConfig::run_options() const {
