@@ -47,6 +47,14 @@ Json other_value(const RunKey& k) {
       return Json{{"kind", "speech-commands"}, {"path", "gsc"}, {"subset", "testing"}};
     case RunKeyValue::Outputs:
       return Json{{"json", "results.json"}};
+    case RunKeyValue::Choice: {  // a word among its choices, not the default
+      const std::string words(k.choices);
+      const std::string first = words.substr(0, words.find(','));
+      const Json now = BenchmarkConfig{}.get_key(k.key);
+      const std::size_t next = words.find(',') + 1;
+      return now == Json(first) ? Json(words.substr(next, words.find(',', next) - next))
+                                : Json(first);
+    }
     default:
       return nullptr;
   }
@@ -115,4 +123,29 @@ TEST_CASE("docs/cli.md holds the table of a run's keys as the library makes it",
   const std::string table = neurobench::run_keys_markdown();
   INFO("docs/cli.md, section \"Every key of a run\", should hold:\n" << table);
   CHECK(text.find(table) != std::string::npos);
+}
+
+TEST_CASE("a key added as one row: progress, its words checked, its lines on any stderr",
+          "[cli][run_keys]") {
+  using neurobench::test::fixture;
+  using neurobench::test::q;
+  CHECK_THROWS_WITH(BenchmarkConfig::from_json(Json{{"progress", "bars"}}, {}, "bench.json"),
+                    Catch::Contains("bench.json: 'progress' must be one of auto,lines,off") &&
+                        Catch::Contains("bars"));
+  CHECK(BenchmarkConfig::from_json(Json{{"progress", "lines"}}, {}, "x").run_options().progress ==
+        neurobench::ProgressMode::Lines);
+  const std::string args = "run --model " + q(fixture("core/classifier.pt")) + " --data " +
+                           q(fixture("core/classifier.npz")) +
+                           " --batch-size 1 --workload ClassificationAccuracy";
+  // The tests' stderr is no terminal: the bar stays hidden, the lines are said.
+  const auto lines = neurobench::test::run_cli(args + " --progress lines");
+  INFO(lines.err);
+  REQUIRE(lines.status == 0);
+  CHECK_THAT(lines.err, Catch::Contains("batches (100%)") && Catch::Contains("batches (10%)"));
+  const auto bar = neurobench::test::run_cli(args);
+  REQUIRE(bar.status == 0);
+  CHECK_THAT(bar.err, !Catch::Contains("batches ("));
+  const auto off = neurobench::test::run_cli(args + " --progress lines --quiet");
+  CHECK_THAT(off.err, !Catch::Contains("batches ("));
+  CHECK(neurobench::test::run_cli(args + " --progress bars").status == 2);
 }

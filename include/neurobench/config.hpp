@@ -74,6 +74,8 @@ struct BenchmarkConfig {
   int64_t startup_runs = 5;        ///< StartupTime: fresh loads of the model file.
   bool quiet = false;              ///< No progress bar.
   bool verbose = false;            ///< Print each batch's workload results to stderr.
+  /// How the passes show their progress (RunOptions::progress): `auto`, `lines` or `off`.
+  std::string progress = "auto";
   /// Warnings are errors: NaN or Inf in the data or the weights stop the run before it starts
   /// (RunOptions::strict); the command line also refuses to write results with any warning.
   bool strict = false;
@@ -162,7 +164,7 @@ struct BenchmarkConfig {
 
   /// The data loader's options: `batch_size` and `shuffle_seed`.
   [[nodiscard]] LoaderOptions loader_options() const;
-  /// A run's options: `quiet`, `verbose`, `strict`, `device`, `tf32`, `metrics_scope`, the
+  /// A run's options: `quiet`, `verbose`, `progress`, `strict`, `device`, `tf32`, `metrics_scope`, the
   /// profile's and the timing settings (`max_time` as `max_time_s`).
   [[nodiscard]] RunOptions run_options() const;
   /// How the `.npz` data file is read: `max_array_bytes`.

@@ -29,7 +29,7 @@ enum class RunKeyValue {
   Dataset,     ///< A data set by kind: `{"kind", "path", options...}` or `KIND:PATH`.
   Outputs,     ///< Results files by format: `{"json": FILE, ...}`; flags `--json FILE`, ...
   Options,     ///< `key=value,...` (a flag of the command line alone).
-  Choice,      ///< One of a few words (a flag of the command line alone).
+  Choice,      ///< One of a few words (RunKey::choices).
 };
 
 /// One key of a run.
@@ -44,6 +44,7 @@ struct RunKey {
   std::string_view value_name;  ///< What --help shows for the value: `INT`, `SECONDS`, `PATH`.
   std::string_view help;        ///< One line: what it does.
   bool suite_may_set = true;    ///< A suite's entries may set it (docs/suites.md).
+  std::string_view choices = {};  ///< A Choice's words, comma-separated: `auto,lines,off`.
 };
 
 /// Every key of a run, in the order configs are written.

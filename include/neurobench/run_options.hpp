@@ -35,9 +35,17 @@ struct ProfileOptions {
   void validate() const;
 };
 
+/// How the passes of a run show their progress on stderr (the config's `progress`).
+enum class ProgressMode {
+  Auto,   ///< A bar redrawn in place, on a terminal only, for passes longer than half a second.
+  Lines,  ///< A line at each tenth of the batches and at the end, on any stderr (logs, notebooks).
+  Off,    ///< Nothing (as `quiet`).
+};
+
 /// How a run behaves.
 struct RunOptions {
-  bool quiet = false;     ///< No progress bar on stderr.
+  bool quiet = false;     ///< No progress on stderr, whatever `progress` says.
+  ProgressMode progress = ProgressMode::Auto;  ///< How the passes show their progress.
   bool verbose = false;   ///< Print each batch's workload results to stderr.
   /// Warnings about the inputs are errors: NaN or Inf in the data set's arrays or the model's
   /// parameters or buffers make run() throw InputError before anything runs, instead of a

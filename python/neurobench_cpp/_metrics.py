@@ -11,6 +11,8 @@ Python). Anything else raises TypeError or ValueError naming it and listing what
 from dataclasses import dataclass, field
 from typing import Any, Dict
 
+from . import _registry
+
 
 @dataclass(frozen=True)
 class CppMetric:
@@ -52,18 +54,6 @@ class PythonMetric:
     requires_hooks: bool = False
 
 
-# The C++ harness's metrics by family (`neurobench list`; tests/python/test_translation.py
-# checks this table against the command line's list).
-CPP_STATIC_METRICS = ("Footprint", "ParameterCount", "ConnectionSparsity", "ModelFileSize")
-CPP_WORKLOAD_METRICS = (
-    "ClassificationAccuracy", "MSE", "SMAPE", "R2", "ActivationSparsity",
-    "ActivationSparsityByLayer", "SynapticOperations", "DenseMACs", "MembraneUpdates",
-    "NeuronOperations", "PeakMemory", "CocoMap", "EnergyEstimate", "MemoryEstimate",
-    # measured by the timing pass
-    "Latency", "InferenceTime", "Throughput", "StartupTime", "Energy", "Utilisation", "Clock",
-    "Temperature",
-)
-
 # NeuroBench 2.x's metric classes: neurobench.metrics.static / neurobench.metrics.workload.
 _NB_STATIC_CLASSES = ("Footprint", "ParameterCount", "ConnectionSparsity")
 _NB_WORKLOAD_CLASSES = (
@@ -97,8 +87,11 @@ def _neurobench_options(name):
     return {"keys": "name"} if name == "ActivationSparsityByLayer" else {}
 
 
-_CPP_BY_KEY = {_canonical(n): ("static", n) for n in CPP_STATIC_METRICS}
-_CPP_BY_KEY.update({_canonical(n): ("workload", n) for n in CPP_WORKLOAD_METRICS})
+def _cpp_by_key():
+    """Lookup key -> (family, name) of the harness's metrics (its registry, _registry.py)."""
+    out = {_canonical(n): ("static", n) for n in _registry.metrics("static")}
+    out.update({_canonical(n): ("workload", n) for n in _registry.metrics("workload")})
+    return out
 
 
 def _is_neurobench_module(module, *packages):
@@ -128,7 +121,7 @@ def _overrides_between(cls, base):
 
 def _accepted_text(family):
     nb = _NB_STATIC_CLASSES if family == "static" else _NB_WORKLOAD_CLASSES
-    ours = CPP_STATIC_METRICS if family == "static" else CPP_WORKLOAD_METRICS
+    ours = _registry.metrics(family)
     return (f"NeuroBench's {family} metric classes ({', '.join(nb)}), their names as strings "
             f"(2.x or 1.x spelling, e.g. 'classification_accuracy'), neurobench-cpp's {family} "
             f"metrics by name ({', '.join(ours)}), a CppMetric, or a subclass of NeuroBench's "
@@ -145,7 +138,7 @@ def _from_name(name, family, position):
     key = _canonical(name)
     if key in _REMOVED_NAMES:
         raise ValueError(f"{family} metric {position} '{name}': {_REMOVED_NAMES[key]}")
-    found = _CPP_BY_KEY.get(key)
+    found = _cpp_by_key().get(key)
     if found is None:
         raise ValueError(f"{family} metric {position}: unknown metric name '{name}'; accepted: "
                          f"{_accepted_text(family)}")
@@ -160,9 +153,9 @@ def _from_name(name, family, position):
 
 
 def _from_cpp_metric(metric, family, position):
-    found = _CPP_BY_KEY.get(_canonical(metric.name))
+    found = _cpp_by_key().get(_canonical(metric.name))
     if found is None or found[0] != family:
-        names = CPP_STATIC_METRICS if family == "static" else CPP_WORKLOAD_METRICS
+        names = _registry.metrics(family)
         raise ValueError(f"{family} metric {position}: {metric!r} names no {family} metric of "
                          f"neurobench-cpp; accepted: {', '.join(names)}")
     if not isinstance(metric.options, dict):
@@ -191,7 +184,7 @@ def _from_class(cls, family, position):
     if builtin is not None and not _overrides_between(cls, builtin):
         # NeuroBench's class, or a subclass that only renames it: the C++ metric, keyed as
         # NeuroBench keys it (the class's own name).
-        cpp_name = _CPP_BY_KEY[_canonical(builtin.__name__)][1]
+        cpp_name = _cpp_by_key()[_canonical(builtin.__name__)][1]
         return CppMetric(cpp_name, _neurobench_options(cpp_name), cls.__name__, True)
     other = _neurobench_base(cls, ("neurobench.metrics.static", "neurobench.metrics.workload"),
                              _NB_STATIC_CLASSES + _NB_WORKLOAD_CLASSES)

@@ -11,6 +11,8 @@ that runs in Python at its place in the chain.
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict
 
+from . import _registry
+
 
 @dataclass(frozen=True)
 class CppProcessor:
@@ -31,12 +33,9 @@ class PythonProcessor:
     describe: str = ""
 
 
-# The C++ harness's processors by stage (`neurobench list`; checked by the unit tests).
-CPP_PRE_PROCESSORS = ("S2SPreProcessor", "MFCCPreProcessor", "Resample", "DeltaEncoder",
-                      "RateEncoder", "LatencyEncoder")
-CPP_POST_PROCESSORS = ("ChooseMaxCount", "Aggregate", "Argmax", "BoxNms")
-
-_STAGES = {"pre": CPP_PRE_PROCESSORS, "post": CPP_POST_PROCESSORS}
+# The stages of a chain; the harness's processors of each come from its registry
+# (_registry.processors(stage)).
+_STAGES = ("pre", "post")
 
 
 def _is_class(obj, modules, name):
@@ -168,17 +167,17 @@ def _label(item):
 def _translate_one(item, stage, position):
     where = f"{stage}-processor #{position}"
     if isinstance(item, CppProcessor):
-        if item.name not in _STAGES[stage]:
+        if item.name not in _registry.processors(stage):
             raise ValueError(f"{where}: {item!r} names no {stage}-processor of neurobench-cpp; "
-                             f"known: {', '.join(_STAGES[stage])}")
+                             f"known: {', '.join(_registry.processors(stage))}")
         return CppProcessor(item.name, dict(item.options), item.describe or item.name)
     if isinstance(item, str):
         # neurobench-cpp's own processors by name (NeuroBench itself takes no names)
-        for name in _STAGES[stage]:
+        for name in _registry.processors(stage):
             if name.lower() == item.lower():
                 return CppProcessor(name, {}, f"'{item}'")
         raise ValueError(f"{where}: unknown {stage}-processor name '{item}'; known: "
-                         f"{', '.join(_STAGES[stage])}")
+                         f"{', '.join(_registry.processors(stage))}")
     if stage == "pre":
         for modules, name, read in ((_S2S_MODULES, "S2SPreProcessor", _s2s_options),
                                     (_MFCC_MODULES, "MFCCPreProcessor", _mfcc_options)):
@@ -200,7 +199,7 @@ def _translate_one(item, stage, position):
                     f"processor of neurobench-cpp: all {stage}processors must be instances of "
                     f"NeuroBench{'Pre' if stage == 'pre' else 'Post'}Processor or callable "
                     f"functions (or neurobench-cpp's processors by name: "
-                    f"{', '.join(_STAGES[stage])})")
+                    f"{', '.join(_registry.processors(stage))})")
 
 
 def translate_processors(items, stage):

@@ -13,7 +13,7 @@ import os
 import pathlib
 import sys
 
-from . import _cache, _reference
+from . import _cache, _reference, _registry
 from ._metrics import PythonMetric, translate_metrics
 from ._models import ModelError, _wrapper_kind, prepare_model
 from ._processors import PythonProcessor, translate_processors
@@ -49,6 +49,26 @@ def _core_module():
                           f"imported: {CORE_IMPORT_ERROR}; build it (cmake target "
                           f"neurobench_cpp_core) or pip install ./python") from CORE_IMPORT_ERROR
     return _core
+
+
+# The keys of a run this module fills itself, from NeuroBench's arguments, the model and the
+# data; run() takes every other key of the core's table (_registry.run_keys()) by name.
+_FILLED_HERE = frozenset(("model", "data", "dataset", "batch_size", "stepwise", "static",
+                          "workload", "metrics", "pre", "post", "activation_modules",
+                          "connection_modules", "metrics_scope", "quiet", "verbose", "device",
+                          "threads", "outputs"))
+
+
+def _run_options(options):
+    """run()'s keyword arguments beyond NeuroBench's: keys of the core's table of a run."""
+    settable = sorted(k["key"] for k in _registry.run_keys()
+                      if k["key"] and k["key"] not in _FILLED_HERE)
+    for name in options:
+        if name not in settable:
+            raise TypeError(f"Benchmark.run() got an unexpected keyword argument {name!r}: "
+                            f"besides NeuroBench's arguments it takes the harness's run keys "
+                            f"{', '.join(settable)} (docs/cli.md, 'Every key of a run')")
+    return dict(options)
 
 
 def _describe(obj):
@@ -325,7 +345,7 @@ class Benchmark:
             out.append({"name": m.name, "options": options})
         return out
 
-    def _description(self, data, quiet, verbose, device):
+    def _description(self, data, quiet, verbose, device, options):
         """The run as the harness takes it: the config (BenchmarkConfig's documented keys, as
         `neurobench run` reads them) and the parts only Python has; with the prepared model and
         the Python iterable read (None for a data set kind)."""
@@ -357,6 +377,7 @@ class Benchmark:
             "device": "cpu" if device is None else str(device),
             "threads": torch.get_num_threads(),  # the script's own setting, left as it is
         }
+        config.update(options)  # the harness's own run keys the script gave run()
         if prepared.activation_modules is not None:
             config["activation_modules"] = list(prepared.activation_modules)
         scope = _metrics_scope_of(self.model)
@@ -385,18 +406,25 @@ class Benchmark:
         return config, parts, prepared, stream
 
     def run(self, quiet=False, verbose=False, dataloader=None, preprocessors=None,
-            postprocessors=None, device=None):
+            postprocessors=None, device=None, **options):
         """Runs the benchmark (NeuroBench's Benchmark.run, same arguments) and returns the
         results dict: each metric's value under NeuroBench's key, static metrics first.
         `preprocessors` / `postprocessors` replace the lists for this run and the next, as in
-        NeuroBench. With `quiet`, nothing is printed (NeuroBench redirects stdout too)."""
+        NeuroBench. With `quiet`, nothing is printed (NeuroBench redirects stdout too).
+
+        `options`: the harness's own keys of a run, by config key (docs/cli.md, "Every key of
+        a run"), for those this module does not fill itself: `warmup=10`, `runs=100`,
+        `strict=True`, `tf32=True`, `profile=True`, ... Checked by the core as a config's are
+        (a ValueError naming the key); an unknown name is a TypeError listing them."""
         core = _core_module()
+        options = _run_options(options)
         with contextlib.redirect_stdout(None if quiet else sys.stdout):
             print("Running benchmark")
             return self._run(core, quiet, verbose, dataloader, preprocessors, postprocessors,
-                             device)
+                             device, options)
 
-    def _run(self, core, quiet, verbose, dataloader, preprocessors, postprocessors, device):
+    def _run(self, core, quiet, verbose, dataloader, preprocessors, postprocessors, device,
+             options):
         self.results = None
         if preprocessors is not None:
             self._pre_items = list(preprocessors)
@@ -408,7 +436,8 @@ class Benchmark:
         if data is None:
             raise ValueError("no data: give a DataLoader (or any iterable of batches, or a "
                              "DatasetKind) to Benchmark(...) or to run(dataloader=...)")
-        config, parts, prepared, stream = self._description(data, quiet, verbose, device)
+        config, parts, prepared, stream = self._description(data, quiet, verbose, device,
+                                                            options)
         try:
             results = {}
             for m in self._static:  # the user's static metrics, in Python on the model given

@@ -35,6 +35,7 @@
 #include <neurobench/model/model.hpp>
 #include <neurobench/prepared_run.hpp>
 #include <neurobench/processors/processors.hpp>
+#include <neurobench/run_keys.hpp>
 
 #include "batch_stream.hpp"
 #include "python_parts.hpp"
@@ -327,6 +328,26 @@ PYBIND11_MODULE(_core, m) {
         return out;
       },
       "Every registered metric as (name, kind: static, workload or timing)");
+  m.def(
+      "run_keys",
+      [] {
+        static const char* const kinds[] = {"path",    "boolean",    "integer", "seconds", "text",
+                                            "device",  "names",      "metrics", "processors",
+                                            "dataset", "outputs",    "options", "choice"};
+        py::list out;
+        for (const nb::RunKey& k : nb::run_keys()) {
+          py::dict row;
+          row["key"] = std::string(k.key);
+          row["flag"] = std::string(k.flag);
+          row["value"] = kinds[static_cast<int>(k.value)];
+          row["help"] = std::string(k.help);
+          row["suite_may_set"] = k.suite_may_set;
+          out.append(row);
+        }
+        return out;
+      },
+      "Every key of a run (the core's table, docs/cli.md \"Every key of a run\"): dicts with "
+      "key, flag, value (its kind), help and suite_may_set");
   m.def(
       "processor_names",
       [](const std::string& stage) {

@@ -237,6 +237,22 @@ void check(const BenchmarkConfig& c, const std::string& source) {
     throw UsageError(fmt::format("{}: 'device': {}", source, e.what()));
   }
   for (const auto& [name, file] : c.outputs) check_results_format(source, "outputs." + name, name);
+  // A word of a Choice key among its choices (run_keys()).
+  for (const RunKey& k : run_keys()) {
+    if (k.value != RunKeyValue::Choice || k.key.empty()) continue;
+    const std::string word = c.get_key(k.key).get<std::string>();
+    bool known = false;
+    std::string_view rest = k.choices;
+    while (!rest.empty()) {
+      const std::size_t comma = rest.find(',');
+      known = known || rest.substr(0, comma) == word;
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    }
+    if (!known) {
+      throw UsageError(fmt::format("{}: '{}' must be one of {}, got \"{}\"", source, k.key,
+                                   k.choices, detail::printable(word, 60)));
+    }
+  }
   struct List {
     const char* key;
     const char* expected;
@@ -416,6 +432,9 @@ RunOptions BenchmarkConfig::run_options() const {
   RunOptions options;
   options.quiet = quiet;
   options.verbose = verbose;
+  options.progress = progress == "lines" ? ProgressMode::Lines
+                     : progress == "off" ? ProgressMode::Off
+                                         : ProgressMode::Auto;
   options.strict = strict;
   options.device = parse_device(device);
   options.tf32 = tf32;

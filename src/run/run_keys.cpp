@@ -188,6 +188,11 @@ std::vector<Row> how_rows() {
       {{"quiet", "--quiet", "-q", V::Boolean, "", "no progress bar"}, field(&C::quiet)},
       {{"verbose", "--verbose", "-v", V::Boolean, "", "print each batch's results to stderr"},
        field(&C::verbose)},
+      {{"progress", "--progress", "", V::Choice, "MODE",
+        "how the passes show their progress: auto (a bar, on a terminal only), lines (a line at "
+        "each tenth of the batches, on any stderr: logs, notebooks) or off",
+        /*suite_may_set=*/true, "auto,lines,off"},
+       field(&C::progress)},
       {{"strict", "--strict", "", V::Boolean, "",
         "warnings are errors: NaN or Inf in the data or the weights stop the run before it "
         "starts, and any other warning stops it before results are written (exit 2)"},
@@ -227,7 +232,8 @@ std::vector<Row> how_rows() {
       {{"", "--distributed", "", V::Choice, "MODE",
         "shard the run over the processes torchrun, mpirun or srun started: auto (when "
         "WORLD_SIZE, OMPI_COMM_WORLD_SIZE or SLURM_STEP_NUM_TASKS says more than one), on or "
-        "off (docs/distributed.md)"},
+        "off (docs/distributed.md)",
+        /*suite_may_set=*/true, "auto,on,off"},
        {}},
       {{"", "--distributed-timeout", "", V::Seconds, "SECONDS",
         "sharded runs: seconds a rank waits for the others to join, and at the end of its "
@@ -318,6 +324,7 @@ std::string run_keys_markdown() {
     if ((k.value == V::Integer || k.value == V::Seconds) && !k.key.empty()) {
       value += " ([range](#numbers))";
     }
+    if (k.value == V::Choice) value = fmt::format("one of {}", k.choices);
     out += fmt::format("| {} | {} | {} | {} | {} | {} |\n",
                        k.key.empty() ? "(command line only)" : fmt::format("`{}`", k.key), flag,
                        value, default_text(k),

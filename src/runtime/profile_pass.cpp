@@ -136,15 +136,16 @@ class ProfileCounter final : public WorkloadMetric {
 
 // The counting pass: every batch of the data set, as the workload pass runs them. A count that
 // fails leaves `error` set; the profile's times are still made.
-void profile_count(const PassInput& in, ProfileCounter& counter, bool quiet, RunState& state,
-                   std::string& error) {
+void profile_count(const PassInput& in, ProfileCounter& counter, const RunOptions& options,
+                   RunState& state, std::string& error) {
   LayerProbe probe(in.model, in.layers, {&counter},
                    [&](WorkloadMetric& /*metric*/, const std::string& message) {
                      if (error.empty()) error = message;
                    });
   for (const auto& w : probe.warnings()) state.warn_once(w);
   const std::size_t batches = in.loader.num_batches();
-  Progress progress(!quiet, batches);
+  Progress progress(!options.quiet && options.progress != ProgressMode::Off, batches, "batches",
+                    /*stops=*/false, options.progress == ProgressMode::Lines);
   for (std::size_t b = 0; b < batches; ++b) {
     stop_if_requested([&] {
       return fmt::format("during the profile's counting pass, after {} of {} batches", b, batches);
@@ -376,7 +377,7 @@ Json profile_pass(const PassInput& in, const RunOptions& run_options, RunState& 
   ProfileLayers layers;
   ProfileCounter counter(layers);
   std::string count_error;
-  profile_count(in, counter, run_options.quiet, state, count_error);
+  profile_count(in, counter, run_options, state, count_error);
   if (!count_error.empty()) {
     state.warn_once("profile: counting the layers' operations and sparsity failed (" + count_error +
                     "); the profile shows times only");

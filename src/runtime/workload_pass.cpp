@@ -111,7 +111,8 @@ void workload_pass(const PassInput& in, const std::vector<std::unique_ptr<Worklo
     for (const auto& w : probe.warnings()) state.results.warnings.push_back(w);
     // A sharded run's rank runs its own contiguous shard of the batches.
     const BatchRange range = shard_of(in.loader.num_batches(), in.shard, in.shards);
-    Progress progress(!options.quiet, range.size());
+    Progress progress(!options.quiet && options.progress != ProgressMode::Off, range.size(),
+                      "batches", /*stops=*/false, options.progress == ProgressMode::Lines);
     for (std::size_t b = range.first; b < range.end; ++b) {
       stop_if_requested([&] {
         return fmt::format("during the workload pass, after {} of {} batches", b - range.first,

@@ -14,9 +14,10 @@
 
 namespace neurobench::detail {
 
-Progress::Progress(bool enabled, std::size_t total, std::string unit, bool stops)
-    : enabled_(enabled && isatty(fileno(stderr)) != 0),
+Progress::Progress(bool enabled, std::size_t total, std::string unit, bool stops, bool lines)
+    : enabled_(enabled && (lines || isatty(fileno(stderr)) != 0)),
       stops_(stops),
+      lines_(lines),
       total_(total),
       unit_(std::move(unit)),
       start_(std::chrono::steady_clock::now()),
@@ -31,6 +32,19 @@ void Progress::update(std::size_t done) {
   if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
   const double elapsed = std::chrono::duration<double>(now - start_).count();
+  if (lines_) {
+    // A line each time another tenth of the total is done, and one at the end.
+    const std::size_t tenths = total_ == 0 ? 10 : std::min<std::size_t>(10, done * 10 / total_);
+    if (tenths <= tenths_ && done < total_) return;
+    if (done >= total_ && tenths_ > 10) return;  // the end, said once
+    tenths_ = done >= total_ ? 11 : tenths;
+    std::fprintf(stderr, "%zu/%zu %s (%.0f%%) %.1fs\n", done, total_, unit_.c_str(),
+                 total_ == 0 ? 100.0 : 100.0 * static_cast<double>(std::min(done, total_)) /
+                                           static_cast<double>(total_),
+                 elapsed);
+    std::fflush(stderr);
+    return;
+  }
   if (elapsed < 0.5 && done < total_) return;  // work shorter than a moment shows nothing
   // Redrawn at most ten times a second: an index of 100,000 files updates it for each file.
   if (shown_ && done < total_ && now - last_ < std::chrono::milliseconds(100)) return;

@@ -590,6 +590,35 @@ def api_checks():
             return [f"Latency on a list of batches: {latency}"]
         return []
 
+    def run_keys():
+        # run() takes the harness's own run keys from the core's table; a bad value is the
+        # core's error naming the key; an unknown name lists them.
+        data = [(torch.randn(4, 8), torch.randint(0, 3, (4,))) for _ in range(3)]
+        bench = Benchmark(script(), data, [], [lambda p: p.argmax(-1)],
+                          [[], ["ClassificationAccuracy", "Latency"]])
+        bad = []
+        r = bench.run(quiet=True, warmup=0, runs=3)
+        if (r.get("Latency") or {}).get("runs") != 3:
+            bad.append(f"runs=3 gave Latency {r.get('Latency')}")
+        if bench.last_run["run"]["timing"].get("warmup") != 0:
+            bad.append(f"warmup=0 not recorded: {bench.last_run['run'].get('timing')}")
+        try:
+            bench.run(quiet=True, runs=-1)
+            bad.append("runs=-1 was taken")
+        except ValueError as e:
+            if "runs" not in str(e):
+                bad.append(f"runs=-1: {e}")
+        try:
+            bench.run(quiet=True, wramup=3)
+            bad.append("an unknown keyword was taken")
+        except TypeError as e:
+            if "'wramup'" not in str(e) or "warmup" not in str(e):
+                bad.append(f"unknown keyword: {e}")
+        keys = {k["key"] for k in neurobench_cpp._core.run_keys()}
+        if not {"warmup", "batch_size", "outputs"} <= keys:
+            bad.append(f"_core.run_keys(): {sorted(keys)}")
+        return bad
+
     def dataset_kind():
         import numpy as np
         sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures", "wisdm"))
@@ -620,6 +649,7 @@ def api_checks():
              cpp_pre_with_eager_network),
             ("to_onnx and to_nir as NeuroBench's", exports),
             ("timing metrics on a Python iterable", timing_metrics),
+            ("run() takes the core's run keys", run_keys),
             ("a data set kind by name equals its batches given in Python", dataset_kind),
             ("a Python exception comes back as itself", user_exception),
             ("Ctrl-C stops a run between batches", interrupted),

@@ -7,8 +7,8 @@ package's __init__.py.
 
 Run: /usr/bin/python3 tests/python/test_translation.py [--cli PATH/neurobench]
          [--apply-pre PATH/neurobench_apply_pre]
-With --cli, the tables of C++ metric and processor names are checked against `neurobench list`;
-with --apply-pre, the translated pre-processors are run in C++ and compared with NeuroBench's.
+The harness's metric and processor names come from `neurobench list` (--cli, needed), as the
+compiled core's registries would give them to the package (_registry.py); with --apply-pre, the translated pre-processors are run in C++ and compared with NeuroBench's.
 Exits 77 (skipped) without python3-torch or the reference packages in ../shared/third_party."""
 import argparse
 import json
@@ -49,13 +49,36 @@ sys.path[:0] = [os.path.join(THIRD, "neurobench"), os.path.join(THIRD, "snntorch
 _package = types.ModuleType("neurobench_cpp")
 _package.__path__ = [PACKAGE_DIR]
 sys.modules["neurobench_cpp"] = _package
-from neurobench_cpp import _metrics, _models, _processors  # noqa: E402
+from neurobench_cpp import _metrics, _models, _processors, _registry  # noqa: E402
 from neurobench_cpp._metrics import CppMetric, PythonMetric, translate_metrics  # noqa: E402
 from neurobench_cpp._models import ModelError, prepare_model  # noqa: E402
 from neurobench_cpp._processors import (CppProcessor, PythonProcessor,  # noqa: E402
                                         translate_processors)
 
 import snntorch as snn  # noqa: E402
+
+
+def listed_names(cli):
+    """`neurobench list`'s sections: title -> names."""
+    listed = subprocess.run([cli, "list"], capture_output=True, text=True, check=True)
+    sections, current = {}, None
+    for line in listed.stdout.splitlines():
+        if line and not line.startswith(" "):
+            current = line.split(" (")[0].rstrip(":")
+            sections[current] = []
+        elif line.startswith("  ") and not line.startswith("   ") and current:
+            sections[current].append(line.split()[0])
+    return sections
+
+
+if not ARGS.cli:
+    print("skipped: --cli PATH/neurobench is needed (the harness's names come from its list)")
+    sys.exit(77)
+LISTED = listed_names(ARGS.cli)
+# What the compiled core's registries give the package, here from the command line's list.
+_registry.use(LISTED["static metrics"],
+              LISTED["workload metrics"] + LISTED["timing metrics, measured by a timing pass"],
+              LISTED["pre-processors"], LISTED["post-processors"])
 from torch import nn  # noqa: E402
 from neurobench.metrics import static as nb_static  # noqa: E402
 from neurobench.metrics import workload as nb_workload  # noqa: E402
@@ -287,22 +310,19 @@ class MetricTranslation(unittest.TestCase):
             translate_metrics([[], [Broken]])
         self.assertIn("constructing 'Broken' raised RuntimeError: no", str(caught.exception))
 
-    @unittest.skipUnless(ARGS.cli, "--cli not given")
-    def test_tables_match_the_command_line(self):
-        listed = subprocess.run([ARGS.cli, "list"], capture_output=True, text=True, check=True)
-        sections, current = {}, None
-        for line in listed.stdout.splitlines():
-            if line and not line.startswith(" "):
-                current = line.split(" (")[0].rstrip(":")
-                sections[current] = []
-            elif line.startswith("  ") and not line.startswith("   ") and current:
-                sections[current].append(line.split()[0])
-        self.assertEqual(sections["static metrics"], list(_metrics.CPP_STATIC_METRICS))
-        self.assertEqual(sections["workload metrics"] + sections["timing metrics, measured by a "
-                                                                 "timing pass"],
-                         list(_metrics.CPP_WORKLOAD_METRICS))
-        self.assertEqual(sections["pre-processors"], list(_processors.CPP_PRE_PROCESSORS))
-        self.assertEqual(sections["post-processors"], list(_processors.CPP_POST_PROCESSORS))
+    def test_names_come_from_the_registry(self):
+        # A metric the registry has (a plugin's, say) is taken by name; one it lacks is not,
+        # and the message lists the registry's names.
+        saved = _registry._NAMES
+        try:
+            _registry.use(["Footprint"], ["PluginCount"], [], [])
+            static, workload = translate_metrics([["footprint"], ["plugin_count"]])
+            self.assertEqual((static[0].name, workload[0].name), ("Footprint", "PluginCount"))
+            with self.assertRaises(ValueError) as caught:
+                translate_metrics([[], ["ClassificationAccuracy"]])
+            self.assertIn("PluginCount", str(caught.exception))
+        finally:
+            _registry._NAMES = saved
 
 
 # --- processors ------------------------------------------------------------------------------
@@ -579,7 +599,10 @@ class WithoutNeuroBench(unittest.TestCase):
             f"sys.path.insert(0, {os.path.join(ROOT, 'python')!r})\n"
             "p = types.ModuleType('neurobench_cpp'); "
             f"p.__path__ = [{PACKAGE_DIR!r}]; sys.modules['neurobench_cpp'] = p\n"
-            "from neurobench_cpp import _models, _metrics, _processors\n"
+            "from neurobench_cpp import _models, _metrics, _processors, _registry\n"
+            f"_registry.use({list(_registry.metrics('static'))!r}, "
+            f"{list(_registry.metrics('workload'))!r}, {list(_registry.processors('pre'))!r}, "
+            f"{list(_registry.processors('post'))!r})\n"
             "import torch\n"
             "s, w = _metrics.translate_metrics([['Footprint'], ['SynapticOperations']])\n"
             "pre = _processors.translate_processors([lambda b: b], 'pre')\n"
