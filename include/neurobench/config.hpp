@@ -164,8 +164,8 @@ struct BenchmarkConfig {
 
   /// The data loader's options: `batch_size` and `shuffle_seed`.
   [[nodiscard]] LoaderOptions loader_options() const;
-  /// A run's options: `quiet`, `verbose`, `progress`, `strict`, `device`, `tf32`, `metrics_scope`, the
-  /// profile's and the timing settings (`max_time` as `max_time_s`).
+  /// A run's options: `quiet`, `verbose`, `progress`, `strict`, `device`, `tf32`,
+  /// `metrics_scope`, the profile's and the timing settings (`max_time` as `max_time_s`).
   [[nodiscard]] RunOptions run_options() const;
   /// How the `.npz` data file is read: `max_array_bytes`.
   [[nodiscard]] NpzReadOptions npz_options() const;

@@ -73,7 +73,8 @@ void add_key_flag(CLI::App& run, RunArgs& a, const RunKey& k) {
     case RunKeyValue::Seconds:
       // Kept as typed and checked when the flags are resolved, by the same code and against
       // the same range as the config key (BenchmarkConfig::set_number).
-      option = run.add_option(names, a.texts[key], help + "; " + BenchmarkConfig::number_range(key));
+      option =
+          run.add_option(names, a.texts[key], help + "; " + BenchmarkConfig::number_range(key));
       break;
     default:
       option = run.add_option(names, a.texts[key], help);

@@ -188,8 +188,11 @@ Json read_value(const Reader& r, const RunKey& k, const std::string& key, const 
     case RunKeyValue::Metrics:
     case RunKeyValue::Processors: {
       Json out = Json::array();
-      const auto specs = k.value == RunKeyValue::Metrics ? r.metrics(key, v) : r.processors(key, v);
-      for (const auto& spec : specs) out.push_back(Json{{"name", spec.name}, {"options", spec.options}});
+      const auto specs =
+          k.value == RunKeyValue::Metrics ? r.metrics(key, v) : r.processors(key, v);
+      for (const auto& spec : specs) {
+        out.push_back(Json{{"name", spec.name}, {"options", spec.options}});
+      }
       return out;
     }
     case RunKeyValue::Dataset: {

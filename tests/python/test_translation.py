@@ -8,7 +8,8 @@ package's __init__.py.
 Run: /usr/bin/python3 tests/python/test_translation.py [--cli PATH/neurobench]
          [--apply-pre PATH/neurobench_apply_pre]
 The harness's metric and processor names come from `neurobench list` (--cli, needed), as the
-compiled core's registries would give them to the package (_registry.py); with --apply-pre, the translated pre-processors are run in C++ and compared with NeuroBench's.
+compiled core's registries would give them to the package (_registry.py); with --apply-pre,
+the translated pre-processors are run in C++ and compared with NeuroBench's.
 Exits 77 (skipped) without python3-torch or the reference packages in ../shared/third_party."""
 import argparse
 import json

@@ -59,7 +59,8 @@ def table_rows(design):
         if len(cells) < 3 or cells[0] == "layer":
             continue
         headers = [c for c in re.findall(r"`([^`]+)`", cells[1]) if c.endswith((".hpp", "/"))]
-        sources = [c for c in re.findall(r"`([^`]+)`", cells[2]) if c.startswith(("src/", "python/"))]
+        sources = [c for c in re.findall(r"`([^`]+)`", cells[2])
+                   if c.startswith(("src/", "python/"))]
         rows.append((cells[0], headers, sources))
     return rows
 

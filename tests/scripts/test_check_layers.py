@@ -40,7 +40,8 @@ def main():
     with tempfile.TemporaryDirectory() as root:
         write(root, "docs/design.md", TABLE.format(exceptions=""))
         write(root, "include/neurobench/low/a.hpp", "#pragma once\n")
-        write(root, "include/neurobench/high/b.hpp", "#pragma once\n#include <neurobench/low/a.hpp>\n")
+        write(root, "include/neurobench/high/b.hpp",
+              "#pragma once\n#include <neurobench/low/a.hpp>\n")
         write(root, "include/neurobench/results.hpp", "#pragma once\n#include <string>\n")
         write(root, "src/low/a.cpp", "#include <neurobench/low/a.hpp>\n")
         write(root, "src/high/b.cpp", "#include <neurobench/high/b.hpp>\n")
