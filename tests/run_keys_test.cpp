@@ -48,12 +48,9 @@ Json other_value(const RunKey& k) {
     case RunKeyValue::Outputs:
       return Json{{"json", "results.json"}};
     case RunKeyValue::Choice: {  // a word among its choices, not the default
-      const std::string words(k.choices);
-      const std::string first = words.substr(0, words.find(','));
-      const Json now = BenchmarkConfig{}.get_key(k.key);
-      const std::size_t next = words.find(',') + 1;
-      return now == Json(first) ? Json(words.substr(next, words.find(',', next) - next))
-                                : Json(first);
+      const std::vector<std::string> words = neurobench::run_key_choices(k);
+      return BenchmarkConfig{}.get_key(k.key) == Json(words.at(0)) ? Json(words.at(1))
+                                                                   : Json(words.at(0));
     }
     default:
       return nullptr;

@@ -49,6 +49,9 @@ struct RunKey {
 
 /// Every key of a run, in the order configs are written.
 [[nodiscard]] const std::vector<RunKey>& run_keys();
+/// The words of a Choice key (RunKey::choices split at its commas: `auto`, `lines`, `off`);
+/// empty for any other key.
+[[nodiscard]] std::vector<std::string> run_key_choices(const RunKey& key);
 /// The key with config key `key`, or nullptr.
 [[nodiscard]] const RunKey* find_run_key(std::string_view key);
 /// The table as Markdown (config key, flag, value, default, what it does): the reference table

@@ -26,18 +26,6 @@
 namespace neurobench::cli {
 
 namespace {
-// A Choice's words (RunKey::choices: `auto,lines,off`).
-std::vector<std::string> choices(const RunKey& k) {
-  std::vector<std::string> out;
-  std::string_view rest = k.choices;
-  while (!rest.empty()) {
-    const std::size_t comma = rest.find(',');
-    out.emplace_back(rest.substr(0, comma));
-    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-  }
-  return out;
-}
-
 // A flag's --help default: the config's default value, as a flag writes it.
 std::string default_str(const RunKey& k) {
   const Json value = BenchmarkConfig{}.get_key(k.key);
@@ -80,7 +68,7 @@ void add_key_flag(CLI::App& run, RunArgs& a, const RunKey& k) {
       option = run.add_option(names, a.texts[key], help);
       break;
   }
-  if (k.value == RunKeyValue::Choice) option->check(CLI::IsMember(choices(k)));
+  if (k.value == RunKeyValue::Choice) option->check(CLI::IsMember(run_key_choices(k)));
   if (k.key == "profile_csv") option->check(output_path_text());  // an output file
   if (!k.value_name.empty()) option->type_name(std::string(k.value_name));
   const std::string shown = default_str(k);
@@ -114,7 +102,7 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& a) {
           ->type_name(std::string(k.value_name));
     } else if (k.flag == "--distributed") {
       run->add_option("--distributed", a.distributed.mode, help)
-          ->check(CLI::IsMember(choices(k)))
+          ->check(CLI::IsMember(run_key_choices(k)))
           ->default_str("auto");
     } else if (k.flag == "--distributed-timeout") {
       run->add_option("--distributed-timeout", a.distributed.timeout_s, help)
@@ -289,7 +277,7 @@ void set_key_flag(BenchmarkConfig& merged, const RunArgs& cli, const RunKey& k) 
                                                          : "post-processor";
       value = Json::array();
       for (const auto& spec : spec_flag(flag.c_str(), cli.lists.at(key), what)) {
-        value.push_back(Json{{"name", spec.name}, {"options", spec.options}});
+        value.push_back(Json(spec));
       }
       break;
     }

@@ -2,6 +2,7 @@
 // BenchmarkConfig: a benchmark described in a JSON file, read, checked and written.
 #include <neurobench/config.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -190,17 +191,11 @@ Json read_value(const Reader& r, const RunKey& k, const std::string& key, const 
       Json out = Json::array();
       const auto specs =
           k.value == RunKeyValue::Metrics ? r.metrics(key, v) : r.processors(key, v);
-      for (const auto& spec : specs) {
-        out.push_back(Json{{"name", spec.name}, {"options", spec.options}});
-      }
+      for (const auto& spec : specs) out.push_back(Json(spec));
       return out;
     }
-    case RunKeyValue::Dataset: {
-      const DatasetSpec spec = r.dataset(key, v);
-      Json out = Json{{"kind", spec.kind}, {"path", spec.path.string()}};
-      for (const auto& [name, value] : spec.options.items()) out[name] = value;
-      return out;
-    }
+    case RunKeyValue::Dataset:
+      return detail::dataset_json(r.dataset(key, v));
     case RunKeyValue::Outputs: {
       Json out = Json::object();
       for (const auto& [format, file] : r.outputs(key, v)) out[format] = file.string();
@@ -244,14 +239,8 @@ void check(const BenchmarkConfig& c, const std::string& source) {
   for (const RunKey& k : run_keys()) {
     if (k.value != RunKeyValue::Choice || k.key.empty()) continue;
     const std::string word = c.get_key(k.key).get<std::string>();
-    bool known = false;
-    std::string_view rest = k.choices;
-    while (!rest.empty()) {
-      const std::size_t comma = rest.find(',');
-      known = known || rest.substr(0, comma) == word;
-      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-    }
-    if (!known) {
+    const std::vector<std::string> words = run_key_choices(k);
+    if (std::find(words.begin(), words.end(), word) == words.end()) {
       throw UsageError(fmt::format("{}: '{}' must be one of {}, got \"{}\"", source, k.key,
                                    k.choices, detail::printable(word, 60)));
     }

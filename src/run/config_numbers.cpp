@@ -276,8 +276,6 @@ const NumberKey& number_key(std::string_view key) {
 
 namespace detail {
 
-bool is_number_key(std::string_view key) { return find_number_key(key) != nullptr; }
-
 void set_number_from_json(BenchmarkConfig& config, std::string_view key, const Json& value,
                           std::string_view where) {
   set_json(config, number_key(key), value, where);

@@ -14,8 +14,6 @@
 
 namespace neurobench::detail {
 
-/// True when `key` is a numeric config key (`batch_size`, `threads`, ...).
-[[nodiscard]] bool is_number_key(std::string_view key);
 /// Sets the numeric `key` of `config` from a config's value. Throws UsageError starting with
 /// `where` (`bench.json: 'threads'`) when the value is not a number of the key's kind (a JSON
 /// integer for an integer key) or is out of the key's range.

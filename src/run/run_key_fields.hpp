@@ -21,6 +21,9 @@ struct RunKeyField {
   std::function<void(BenchmarkConfig&, const Json&)> set;
 };
 
+/// A data set by kind as a config writes it: `{"kind", "path", options...}`; null for none.
+[[nodiscard]] Json dataset_json(const DatasetSpec& spec);
+
 /// The member of config key `key`, or nullptr for a key that is not in run_keys().
 [[nodiscard]] const RunKeyField* run_key_field(std::string_view key);
 

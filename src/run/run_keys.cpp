@@ -37,12 +37,7 @@ Json as_json(const std::vector<PluginSpec>& specs) {
   for (const auto& spec : specs) out.push_back(Json(spec));
   return out;
 }
-Json as_json(const DatasetSpec& spec) {
-  if (spec.empty()) return nullptr;
-  Json out = Json{{"kind", spec.kind}, {"path", spec.path.string()}};
-  for (const auto& [key, value] : spec.options.items()) out[key] = value;
-  return out;
-}
+Json as_json(const DatasetSpec& spec) { return detail::dataset_json(spec); }
 Json as_json(const OutputFiles& files) {
   Json out = Json::object();
   for (const auto& [format, file] : files) {
@@ -303,6 +298,17 @@ const std::vector<RunKey>& run_keys() {
   return keys;
 }
 
+std::vector<std::string> run_key_choices(const RunKey& key) {
+  std::vector<std::string> out;
+  std::string_view rest = key.choices;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    out.emplace_back(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  return out;
+}
+
 const RunKey* find_run_key(std::string_view key) {
   if (key.empty()) return nullptr;
   for (const RunKey& k : run_keys()) {
@@ -337,6 +343,13 @@ std::string run_keys_markdown() {
 }
 
 namespace detail {
+
+Json dataset_json(const DatasetSpec& spec) {
+  if (spec.empty()) return nullptr;
+  Json out = Json{{"kind", spec.kind}, {"path", spec.path.string()}};
+  for (const auto& [key, value] : spec.options.items()) out[key] = value;
+  return out;
+}
 
 const RunKeyField* run_key_field(std::string_view key) {
   static const std::map<std::string, const RunKeyField*, std::less<>> by_key = [] {

@@ -33,11 +33,11 @@ void Progress::update(std::size_t done) {
   const auto now = std::chrono::steady_clock::now();
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   if (lines_) {
-    // A line each time another tenth of the total is done, and one at the end.
+    // A line each time another tenth of the total is done: the tenth tenth is the end, said
+    // once (below the end, done * 10 / total stays under 10).
     const std::size_t tenths = total_ == 0 ? 10 : std::min<std::size_t>(10, done * 10 / total_);
-    if (tenths <= tenths_ && done < total_) return;
-    if (done >= total_ && tenths_ > 10) return;  // the end, said once
-    tenths_ = done >= total_ ? 11 : tenths;
+    if (tenths <= tenths_) return;
+    tenths_ = tenths;
     std::fprintf(stderr, "%zu/%zu %s (%.0f%%) %.1fs\n", done, total_, unit_.c_str(),
                  total_ == 0 ? 100.0 : 100.0 * static_cast<double>(std::min(done, total_)) /
                                            static_cast<double>(total_),

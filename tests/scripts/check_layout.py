@@ -29,6 +29,9 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from include_graph import walk  # noqa: E402  (the one listing of the sources)
+
 # Headers at the top of include/neurobench/ implemented in a folder not named after them.
 ROOT_HEADER_FOLDERS = {
     "include/neurobench/benchmark.hpp": "src/runtime/",
@@ -90,15 +93,6 @@ def expected_sources(header):
         if header in ROOT_HEADER_FOLDERS:
             folders.append(ROOT_HEADER_FOLDERS[header])
     return os.path.join("src", stem + ".cpp"), os.path.join("src", stem + "_"), folders
-
-
-def walk(root, top, suffixes):
-    found = []
-    for folder, _, files in os.walk(os.path.join(root, top)):
-        for f in sorted(files):
-            if f.endswith(suffixes):
-                found.append(os.path.relpath(os.path.join(folder, f), root))
-    return sorted(found)
 
 
 def export_problems(header):
