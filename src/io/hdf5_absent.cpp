@@ -53,4 +53,18 @@ Hdf5Doubles Hdf5File::read_referenced_doubles(std::uint64_t /*ref*/, const std::
   missing(path_);
 }
 
+Hdf5Kind Hdf5File::kind_of(const std::string& /*path*/) const { missing(path_); }
+
+std::vector<std::string> Hdf5File::members(const std::string& /*group*/,
+                                           std::size_t /*max_members*/) const {
+  missing(path_);
+}
+
+bool Hdf5File::is_text(const std::string& /*name*/) const { missing(path_); }
+
+Hdf5Strings Hdf5File::read_strings(const std::string& /*name*/, std::uint64_t /*max_values*/,
+                                   std::size_t /*max_length*/) const {
+  missing(path_);
+}
+
 }  // namespace neurobench::detail

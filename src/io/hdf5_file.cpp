@@ -195,6 +195,120 @@ Handle open_dataset(hid_t file, const Hdf5File& owner, const std::string& name) 
 
 }  // namespace
 
+Hdf5Kind Hdf5File::kind_of(const std::string& path) const {
+  const QuietErrors quiet;
+  // H5Lexists fails on a missing link along the way: each prefix is checked in turn.
+  std::size_t from = 0;
+  while (true) {
+    const std::size_t slash = path.find('/', from);
+    const std::string prefix = path.substr(0, slash);
+    if (prefix.empty() || H5Lexists(file_, prefix.c_str(), H5P_DEFAULT) <= 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return Hdf5Kind::kNone;
+    }
+    if (slash == std::string::npos) break;
+    from = slash + 1;
+  }
+#if H5_VERSION_GE(1, 12, 0)
+  H5O_info2_t info;
+  const herr_t got = H5Oget_info_by_name3(file_, path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT);
+#else
+  H5O_info_t info;
+  const herr_t got = H5Oget_info_by_name2(file_, path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT);
+#endif
+  if (got < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return Hdf5Kind::kOther;  // a dangling soft or external link
+  }
+  if (info.type == H5O_TYPE_GROUP) return Hdf5Kind::kGroup;
+  if (info.type == H5O_TYPE_DATASET) return Hdf5Kind::kDataset;
+  return Hdf5Kind::kOther;
+}
+
+std::vector<std::string> Hdf5File::members(const std::string& group,
+                                           std::size_t max_members) const {
+  const QuietErrors quiet;
+  const std::string where = fmt::format("{}: group '{}'", path_.string(), group);
+  if (kind_of(group) != Hdf5Kind::kGroup) throw InputError(where + ": not a group");
+  const Handle g(H5Gopen2(file_, group.c_str(), H5P_DEFAULT), H5Gclose);
+  if (!g.valid()) throw InputError(with_reason(where + ": cannot open it"));
+  H5G_info_t info;
+  if (H5Gget_info(g.get(), &info) < 0) throw InputError(with_reason(where + ": cannot list it"));
+  if (info.nlinks > max_members) {
+    throw InputError(fmt::format("{}: {} members, more than the {} this reader takes", where,
+                                 info.nlinks, max_members));
+  }
+  std::vector<std::string> names;
+  hsize_t index = 0;
+  if (H5Literate(
+          g.get(), H5_INDEX_NAME, H5_ITER_INC, &index,
+          [](hid_t, const char* name, const H5L_info_t*, void* out) -> herr_t {
+            static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+            return 0;
+          },
+          &names) < 0) {
+    throw InputError(with_reason(where + ": cannot list it"));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+bool Hdf5File::is_text(const std::string& name) const {
+  const QuietErrors quiet;
+  const Handle dataset = open_dataset(file_, *this, name);
+  const Handle type(H5Dget_type(dataset.get()), H5Tclose);
+  return type.valid() && H5Tget_class(type.get()) == H5T_STRING;
+}
+
+Hdf5Strings Hdf5File::read_strings(const std::string& name, std::uint64_t max_values,
+                                   std::size_t max_length) const {
+  const QuietErrors quiet;
+  const std::string where = fmt::format("{}: dataset '{}'", path_.string(), name);
+  const Handle dataset = open_dataset(file_, *this, name);
+  const Handle type(H5Dget_type(dataset.get()), H5Tclose);
+  if (!type.valid()) throw InputError(with_reason(where + ": cannot read its type"));
+  if (H5Tget_class(type.get()) != H5T_STRING) throw InputError(where + ": does not hold text");
+  Hdf5Strings out;
+  out.dims = dims_of(dataset.get(), where);
+  const std::uint64_t n = count_of(out.dims, max_values, where);
+  if (n == 0) return out;
+  const auto too_long = [&](std::size_t length) {
+    return InputError(fmt::format("{}: a string of {} bytes, more than the {} this reader takes",
+                                  where, length, max_length));
+  };
+  if (H5Tis_variable_str(type.get()) > 0) {
+    const Handle memory(H5Tcopy(H5T_C_S1), H5Tclose);
+    std::vector<char*> texts(n, nullptr);
+    if (!memory.valid() || H5Tset_size(memory.get(), H5T_VARIABLE) < 0 ||
+        H5Tset_cset(memory.get(), H5Tget_cset(type.get())) < 0 ||
+        H5Dread(dataset.get(), memory.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, texts.data()) < 0) {
+      throw InputError(with_reason(where + ": cannot read its strings; is the file truncated?"));
+    }
+    for (char* text : texts) {
+      out.values.emplace_back(text == nullptr ? "" : text);
+      H5free_memory(text);
+    }
+    for (const std::string& v : out.values) {
+      if (v.size() > max_length) throw too_long(v.size());
+    }
+    return out;
+  }
+  const std::size_t size = H5Tget_size(type.get());
+  if (size > max_length) throw too_long(size);
+  std::string buffer(size * n, '\0');
+  const Handle memory(H5Tget_native_type(type.get(), H5T_DIR_ASCEND), H5Tclose);
+  if (!memory.valid() ||
+      H5Dread(dataset.get(), memory.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()) < 0) {
+    throw InputError(with_reason(where + ": cannot read its strings; is the file truncated?"));
+  }
+  for (std::uint64_t i = 0; i < n; ++i) {
+    std::string v = buffer.substr(i * size, size);
+    v.resize(std::strlen(v.c_str()));  // fixed-length strings are padded with NULs
+    out.values.push_back(std::move(v));
+  }
+  return out;
+}
+
 Hdf5Doubles Hdf5File::read_doubles(const std::string& name, std::uint64_t max_values) const {
   const QuietErrors quiet;
   const Handle dataset = open_dataset(file_, *this, name);

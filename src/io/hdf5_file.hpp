@@ -47,6 +47,15 @@ struct Hdf5Attribute {
   std::string text;
 };
 
+/// A dataset of strings read whole (h5py's variable-length or fixed-length strings).
+struct Hdf5Strings {
+  std::vector<std::uint64_t> dims;  ///< Empty for a scalar.
+  std::vector<std::string> values;  ///< Product of dims values, row-major.
+};
+
+/// What a path of the file names.
+enum class Hdf5Kind { kNone, kGroup, kDataset, kOther };
+
 /// An HDF5 file open for reading. Every failure is an InputError naming the file, and the
 /// dataset when there is one, with the HDF5 library's own reason; HDF5 prints nothing on
 /// stderr meanwhile.
@@ -63,6 +72,19 @@ class Hdf5File {
   [[nodiscard]] const std::filesystem::path& path() const { return path_; }
   /// True when the root group has a link called `name`.
   [[nodiscard]] bool has(const std::string& name) const;
+  /// What `path` names (`node/nodes/fc1`): nothing (a missing link anywhere along it), a
+  /// group, a dataset or something else (a named type, a dangling link).
+  [[nodiscard]] Hdf5Kind kind_of(const std::string& path) const;
+  /// The names of the links of the group `group`, sorted. Throws InputError when it is not a
+  /// group, or holds more than `max_members` links.
+  [[nodiscard]] std::vector<std::string> members(const std::string& group,
+                                                 std::size_t max_members) const;
+  /// True when the dataset `name` holds strings.
+  [[nodiscard]] bool is_text(const std::string& name) const;
+  /// The dataset `name` of strings, whole, each at most `max_length` bytes. Throws InputError
+  /// when it is not a dataset of strings, holds more than `max_values`, or is unreadable.
+  [[nodiscard]] Hdf5Strings read_strings(const std::string& name, std::uint64_t max_values,
+                                         std::size_t max_length) const;
   /// The names of the root group's links, sorted, comma-separated (for messages).
   [[nodiscard]] std::string root_names() const;
   /// The numeric (integer or floating-point) dataset `name` of the root group, whole. Throws
