@@ -23,6 +23,8 @@
 #include <neurobench/errors.hpp>
 
 #include "model/module_tensors.hpp"
+#include "model/nir_build.hpp"
+#include "model/nir_graph.hpp"
 #include "util/sha256.hpp"
 #include "util/text.hpp"
 
@@ -186,11 +188,24 @@ class MemoryBuffer final : public std::streambuf {
 
 }  // namespace
 
-CheckedModule load_checked_module(const std::filesystem::path& path, const c10::Device& device) {
+CheckedModule load_checked_module(const std::filesystem::path& path, const c10::Device& device,
+                                  const NirOptions& nir) {
   const std::string where = path.string();
   auto bytes = std::make_shared<const std::string>(read_whole_file(path));
   CheckedModule out;
   out.sha256 = sha256_hex(bytes->data(), bytes->size());
+  if (path.extension() == ".nir" && !has_hdf5_signature(*bytes)) {
+    throw InputError(fmt::format("{}: not an HDF5 file, so not a NIR graph (a .nir file is HDF5, "
+                                 "as nir.write makes it)",
+                                 where));
+  }
+  if (has_hdf5_signature(*bytes)) {
+    NirBuilt built = build_nir_module(path, nir);
+    out.module = std::move(built.module);
+    if (!device.is_cpu()) out.module.to(device);
+    out.from_nir = true;
+    return out;
+  }
   try {
     if (!is_zip(*bytes)) {
       // Not TorchScript's zip format: LibTorch may still know it (a flatbuffer mobile module)

@@ -11,12 +11,15 @@
 
 #include <torch/script.h>
 
+#include <neurobench/model/nir_options.hpp>
+
 namespace neurobench::detail {
 
 /// A module loaded from a file, and the SHA-256 of the bytes it was loaded from.
 struct CheckedModule {
   torch::jit::Module module;
   std::string sha256;  ///< 64 lowercase hex digits.
+  bool from_nir = false;  ///< Built from a NIR graph (runs one timestep per call).
 };
 
 /// Reads the model file at `path` into memory and computes its SHA-256. When it is a zip
@@ -28,7 +31,10 @@ struct CheckedModule {
 /// With a `device` other than the CPU, the module checked on the CPU is then loaded again from
 /// the same bytes onto the device (torch.jit.load's map_location), so that every tensor it holds,
 /// graph constants included, is there.
+/// A file holding HDF5's signature is a NIR graph: it is built into a module
+/// (model/nir_build.hpp) with `nir`, on the CPU, then moved to `device`.
 [[nodiscard]] CheckedModule load_checked_module(const std::filesystem::path& path,
-                                                const c10::Device& device = c10::kCPU);
+                                                const c10::Device& device = c10::kCPU,
+                                                const NirOptions& nir = {});
 
 }  // namespace neurobench::detail

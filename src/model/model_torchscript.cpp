@@ -191,7 +191,7 @@ struct TorchScriptModel::Impl {
       detail::move_module_tensors(module, target);
     } else if (file && sha256 && (target.is_cuda() || target.is_cpu())) {
       // Constants live in the graphs, which may have run already: load the file again there.
-      detail::CheckedModule loaded = detail::load_checked_module(*file, target);
+      detail::CheckedModule loaded = detail::load_checked_module(*file, target, options.nir);
       if (loaded.sha256 != *sha256) {
         throw InputError(fmt::format(
             "{}: the file changed since the model was loaded (SHA-256 {} then, {} now), so it "
@@ -401,10 +401,11 @@ TorchScriptModel::TorchScriptModel(const std::filesystem::path& path, TorchScrip
   check_device(target);
   // torch::jit::load maps onto the CPU and CUDA; the lazy device is reached by moving.
   const c10::Device load_onto = target.is_cuda() ? target : c10::Device(c10::kCPU);
-  detail::CheckedModule loaded = detail::load_checked_module(path, load_onto);
+  detail::CheckedModule loaded = detail::load_checked_module(path, load_onto, options.nir);
   impl_->module = std::move(loaded.module);
   impl_->sha256 = std::move(loaded.sha256);
   impl_->module.eval();
+  if (loaded.from_nir) options.stepwise = true;  // a NIR graph's forward is one timestep
   impl_->options = options;
   impl_->options.device = load_onto;
   impl_->device = load_onto;
@@ -465,6 +466,15 @@ std::vector<std::string> TorchScriptModel::warnings() const { return impl_->stat
 std::unique_ptr<NeuroBenchModel> TorchScriptModel::load_again() const {
   if (!impl_->file) return nullptr;
   return std::make_unique<TorchScriptModel>(*impl_->file, impl_->options);
+}
+
+bool TorchScriptModel::stepwise() const { return impl_->options.stepwise; }
+
+std::optional<std::string> TorchScriptModel::nir_record() const {
+  if (!impl_->module.hasattr("__neurobench_nir__")) return std::nullopt;
+  const c10::IValue v = impl_->module.attr("__neurobench_nir__");
+  if (!v.isString()) return std::nullopt;
+  return v.toStringRef();
 }
 
 void TorchScriptModel::to(const c10::Device& device) {

@@ -11,6 +11,7 @@
 
 #include <neurobench/export.hpp>
 #include <neurobench/model/hooks.hpp>
+#include <neurobench/model/nir_options.hpp>
 
 NEUROBENCH_API_BEGIN
 
@@ -103,6 +104,9 @@ struct TorchScriptOptions {
   /// is checked on the CPU, then loaded onto the device from the same bytes, graph constants
   /// included (a frozen or traced model has some). `cuda` is `cuda:0`.
   c10::Device device = c10::kCPU;
+  /// For a NIR graph (an HDF5 file, docs/nir.md): how its dynamics become timesteps. A NIR
+  /// graph runs one timestep per call: its model is step-wise whatever `stepwise` says.
+  NirOptions nir{};
 };
 
 /// A TorchScript module (saved by `torch.jit.script` or `torch.jit.trace`) run in eval
@@ -160,6 +164,12 @@ class TorchScriptModel final : public NeuroBenchModel {
   [[nodiscard]] std::optional<std::string> source_sha256() const override;
   /// A fresh copy of the file, loaded onto the device the model is on now.
   [[nodiscard]] std::unique_ptr<NeuroBenchModel> load_again() const override;
+  /// True when the model is fed one timestep per call (TorchScriptOptions::stepwise, or a NIR
+  /// graph).
+  [[nodiscard]] bool stepwise() const;
+  /// For a model built from a NIR graph: the JSON record of the build (its NIR version, time
+  /// convention, dt, reset, and each node's module and rule; docs/nir.md); else nothing.
+  [[nodiscard]] std::optional<std::string> nir_record() const;
   /// Moves every tensor the modules hold (parameters, buffers, other tensor attributes, tensors
   /// in list attributes; shared tensors stay shared) to `device`; hooks stay registered. A
   /// model whose graphs hold tensor constants (frozen, traced) is loaded again from its file
