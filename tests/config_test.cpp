@@ -372,8 +372,9 @@ TEST_CASE("every numeric key has a range, and validate checks values set in memo
           "[config][numbers]") {
   CHECK(BenchmarkConfig::number_keys() ==
         std::vector<std::string>{"batch_size", "shuffle_seed", "threads", "warmup", "runs",
-                                 "min_time", "max_time", "latency_batch_size", "startup_runs",
-                                 "max_array_bytes", "profile_warmup", "profile_runs"});
+                                 "min_time", "max_time", "nir_dt", "latency_batch_size",
+                                 "startup_runs", "max_array_bytes", "profile_warmup",
+                                 "profile_runs"});
   for (const auto& key : BenchmarkConfig::number_keys()) {
     CHECK_THAT(
         BenchmarkConfig::number_range(key),

@@ -13,6 +13,7 @@
 #include <neurobench/datasets/kinds.hpp>
 #include <neurobench/export.hpp>
 #include <neurobench/json.hpp>
+#include <neurobench/model/nir_options.hpp>
 #include <neurobench/registry.hpp>
 #include <neurobench/run_options.hpp>
 
@@ -54,6 +55,10 @@ struct BenchmarkConfig {
   DatasetSpec dataset;
   int64_t batch_size = 64;      ///< Samples per batch, >= 1; the last may be smaller.
   bool stepwise = false;        ///< Feed `data[:, t]` one timestep at a time.
+  /// A NIR graph's time convention: `snntorch`, `euler` or `exact` (NirOptions, docs/nir.md).
+  std::string nir_time = "snntorch";
+  double nir_dt = 1e-4;              ///< A NIR graph's seconds per timestep.
+  std::string nir_reset = "v_reset";  ///< A NIR graph's spike reset: `v_reset` or `subtract`.
   std::vector<MetricSpec> static_metrics;    ///< `static`: static metrics.
   std::vector<MetricSpec> workload_metrics;  ///< `workload`: workload metrics.
   std::vector<MetricSpec> metrics;  ///< Metrics of either family, placed by name after those.
@@ -167,6 +172,8 @@ struct BenchmarkConfig {
   /// A run's options: `quiet`, `verbose`, `progress`, `strict`, `device`, `tf32`,
   /// `metrics_scope`, the profile's and the timing settings (`max_time` as `max_time_s`).
   [[nodiscard]] RunOptions run_options() const;
+  /// How a NIR graph model is built: `nir_time`, `nir_dt`, `nir_reset`.
+  [[nodiscard]] NirOptions nir_options() const;
   /// How the `.npz` data file is read: `max_array_bytes`.
   [[nodiscard]] NpzReadOptions npz_options() const;
   /// Some metric asked for (`static`, `workload` or `metrics`) is a timing metric

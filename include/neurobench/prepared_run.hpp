@@ -24,7 +24,8 @@ namespace neurobench {
 struct RunParts {
   /// A model built or loaded already (an echo state network made in C++, a model checked
   /// before the run), run instead of loading the config's `model`, which may then be empty.
-  /// The config's `stepwise` is recorded as given: the model must run as it says.
+  /// The config's `stepwise` is recorded as given (a TorchScriptModel's own when it is one:
+  /// a NIR graph runs step-wise): the model must run as it says.
   std::shared_ptr<NeuroBenchModel> model;
   /// A data set built or opened already, run instead of reading the config's `data` or opening
   /// its `dataset`. When the config names one of those, these data stand for it and `_run`

@@ -82,6 +82,21 @@ CLI::App* add_report_command(CLI::App& app, ReportArgs& args);
 /// Writes an HTML or Markdown report of results files; returns the exit status.
 int report_command(const ReportArgs& args, std::ostream& out);
 
+/// The options of `neurobench convert`.
+struct ConvertArgs {
+  std::string nir;                  ///< The NIR graph.
+  std::string out;                  ///< The TorchScript file written.
+  std::string time = "snntorch";    ///< nir_time.
+  std::string dt = "0.0001";        ///< nir_dt, as written.
+  std::string reset = "v_reset";    ///< nir_reset.
+};
+
+/// Adds the `convert` subcommand, filling `args`.
+CLI::App* add_convert_command(CLI::App& app, ConvertArgs& args);
+/// Builds a NIR graph into a TorchScript file and prints what each node became; returns the
+/// exit status.
+int convert_command(const ConvertArgs& args, std::ostream& out);
+
 /// The options of `neurobench compare`.
 struct CompareArgs {
   std::string a;                     ///< The baseline results file.

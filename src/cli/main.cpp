@@ -56,6 +56,8 @@ int main(int argc, char** argv) {
   CLI::App* suite = neurobench::cli::add_suite_command(app, suite_args);
   neurobench::cli::FscilArgs fscil_args;
   CLI::App* fscil = neurobench::cli::add_fscil_command(app, fscil_args);
+  neurobench::cli::ConvertArgs convert_args;
+  CLI::App* convert = neurobench::cli::add_convert_command(app, convert_args);
   // Plugin libraries of metrics, processors and data set kinds, for `run`, `list` and `fscil`
   // (and NEUROBENCH_PLUGIN_PATH), loaded before the command runs.
   std::vector<std::string> plugins;
@@ -65,15 +67,15 @@ int main(int argc, char** argv) {
                         "neurobench (repeatable; see docs/writing-a-metric.md)");
   }
   app.footer(
-      "Commands: run, list, report, compare, suite, fscil. 'neurobench COMMAND --help' shows a "
-      "command's options.");
+      "Commands: run, list, report, compare, suite, fscil, convert. 'neurobench COMMAND --help' "
+      "shows a command's options.");
 
   if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "run" &&
       std::string(argv[1]) != "list" && std::string(argv[1]) != "report" &&
       std::string(argv[1]) != "compare" && std::string(argv[1]) != "suite" &&
-      std::string(argv[1]) != "fscil") {
+      std::string(argv[1]) != "fscil" && std::string(argv[1]) != "convert") {
     std::cerr << "error: unknown command '" << argv[1]
-              << "' (commands: run, list, report, compare, suite, fscil; see --help)\n";
+              << "' (commands: run, list, report, compare, suite, fscil, convert; see --help)\n";
     return neurobench::kExitError;
   }
   try {
@@ -108,6 +110,7 @@ int main(int argc, char** argv) {
         }
         if (compare->parsed()) return neurobench::cli::compare_command(compare_args, std::cout);
         if (fscil->parsed()) return neurobench::cli::fscil_command(fscil_args);
+        if (convert->parsed()) return neurobench::cli::convert_command(convert_args, std::cout);
         return neurobench::kExitError;
       },
       std::cerr);

@@ -311,6 +311,10 @@ void BenchmarkConfig::validate() const {
         "timed runs first: lower min_time or raise max_time",
         min_time, max_time));
   }
+  if (!(nir_dt > 0)) {
+    throw UsageError("config: 'nir_dt' (--nir-dt) is a NIR graph's timestep: give a number of "
+                     "seconds above 0 (snnTorch's import uses 0.0001)");
+  }
   if (!profile && !profile_csv.empty()) {
     throw UsageError(
         "config: 'profile_csv' (--profile-csv) needs the per-layer profile: set 'profile' "
@@ -418,6 +422,14 @@ bool BenchmarkConfig::asks_for_timing() const {
     }
   }
   return false;
+}
+
+NirOptions BenchmarkConfig::nir_options() const {
+  NirOptions out;
+  out.time = nir_time_from_name(nir_time).value_or(NirTime::kSnntorch);
+  out.reset = nir_reset_from_name(nir_reset).value_or(NirReset::kVReset);
+  out.dt = nir_dt;
+  return out;
 }
 
 RunOptions BenchmarkConfig::run_options() const {

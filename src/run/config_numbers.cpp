@@ -120,6 +120,7 @@ const std::vector<NumberKey>& number_table() {
         integer_key("runs", &C::runs, 0, T::kMaxRuns, "as many as fit in min_time"),
         seconds_key("min_time", &C::min_time, T::kMaxSeconds),
         seconds_key("max_time", &C::max_time, T::kMaxSeconds),
+        seconds_key("nir_dt", &C::nir_dt, T::kMaxSeconds),
         integer_key("latency_batch_size", &C::latency_batch_size, 0, max_batch, "batch_size"),
         integer_key("startup_runs", &C::startup_runs, 1, T::kMaxStartupRuns),
         // Bytes of one .npz array: no file holds more than the largest off_t, 2^63 - 1.

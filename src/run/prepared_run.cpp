@@ -134,6 +134,8 @@ struct PreparedRun::Impl {
   std::shared_ptr<Dataset> data;
   Benchmark bench;
   std::vector<std::string> given_pre, given_post;  // the caller's processors, by name
+  bool stepwise = false;                           // as the model runs (a NIR graph is)
+  std::optional<std::string> nir_record;           // a NIR graph's build (docs/nir.md)
 
   // The run's history that Benchmark::run cannot know: where the data came from, the
   // processors, step-wise, the config file. Keys in the order the results files keep.
@@ -157,7 +159,8 @@ struct PreparedRun::Impl {
     if (!c.post.empty()) {
       results.run["post"] = processors_json(c.post, post_processors(), given_post);
     }
-    results.run["stepwise"] = c.stepwise;
+    results.run["stepwise"] = stepwise;
+    if (nir_record) results.run["nir"] = Json::parse(*nir_record);
     if (!config_file.empty()) results.run["config"] = config_file.string();
   }
 };
@@ -174,11 +177,18 @@ PreparedRun PreparedRun::from_config(const BenchmarkConfig& config, RunParts par
   check_device(options.device);
 
   std::shared_ptr<NeuroBenchModel> model = std::move(parts.model);
+  bool stepwise = config.stepwise;
+  std::optional<std::string> nir_record;
   if (model == nullptr) {
     TorchScriptOptions model_options;
     model_options.stepwise = config.stepwise;
     model_options.device = options.device;
+    model_options.nir = config.nir_options();
     model = std::make_shared<TorchScriptModel>(config.model, model_options);
+  }
+  if (const auto* script = dynamic_cast<const TorchScriptModel*>(model.get())) {
+    stepwise = script->stepwise();  // a NIR graph runs step-wise whatever the config says
+    nir_record = script->nir_record();
   }
   std::shared_ptr<Dataset> data = parts.data != nullptr ? std::move(parts.data) : open_data(config);
 
@@ -201,7 +211,8 @@ PreparedRun PreparedRun::from_config(const BenchmarkConfig& config, RunParts par
                   std::move(post), std::move(metrics), std::move(layers));
   return PreparedRun(std::unique_ptr<Impl>(
       new Impl{config, std::move(parts.config_file), std::move(options), std::move(data),
-               std::move(bench), std::move(given_pre), std::move(given_post)}));
+               std::move(bench), std::move(given_pre), std::move(given_post), stepwise,
+               std::move(nir_record)}));
 }
 
 PreparedRun::PreparedRun(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -104,7 +104,7 @@ struct Row {
 // config is written in.
 std::vector<Row> what_rows() {
   return {
-      {{"model", "--model", "", V::Path, "", "TorchScript model file (.pt)"}, field(&C::model)},
+      {{"model", "--model", "", V::Path, "", "the model: a TorchScript file (.pt) or a NIR graph (.nir, docs/nir.md)"}, field(&C::model)},
       {{"data", "--data", "", V::Path, "", ".npz file with arrays 'data' and 'targets'"},
        field(&C::data)},
       {{"dataset", "--dataset", "", V::Dataset, "KIND:PATH",
@@ -124,6 +124,20 @@ std::vector<Row> what_rows() {
       {{"stepwise", "--stepwise", "", V::Boolean, "",
         "feed data[:, t] one timestep at a time (spiking networks), stacking the spikes"},
        field(&C::stepwise)},
+      {{"nir_time", "--nir-time", "", V::Choice, "CONVENTION",
+        "a NIR graph's time convention: snntorch (as snnTorch 0.9.4's import_from_nir, which "
+        "NeuroBench users run; else forward Euler), euler (forward Euler at nir_dt) or exact "
+        "(exponential decay at nir_dt) (docs/nir.md)",
+        /*suite_may_set=*/true, "snntorch,euler,exact"},
+       field(&C::nir_time)},
+      {{"nir_dt", "--nir-dt", "", V::Seconds, "SECONDS",
+        "a NIR graph's timestep in seconds (snnTorch's import uses 0.0001)"},
+       field(&C::nir_dt)},
+      {{"nir_reset", "--nir-reset", "", V::Choice, "RESET",
+        "what a NIR graph's spiking neuron's membrane becomes when it fires: v_reset (NIR's "
+        "equations) or subtract (v - v_threshold, the NIR paper's reference implementation)",
+        /*suite_may_set=*/true, "v_reset,subtract"},
+       field(&C::nir_reset)},
       {{"static", "--static", "", V::Metrics, "",
         "static metrics, comma-separated: Name or Name:key=value,key=value"},
        field(&C::static_metrics)},
