@@ -9,6 +9,7 @@ a TorchScript file. Eager networks go through the project's exporter (`neurobenc
 checked against the eager network; a network it refuses raises `ModelError`.
 """
 
+import os
 from dataclasses import dataclass, field
 from typing import Any, Optional, Tuple
 
@@ -19,8 +20,8 @@ class PreparedModel:
 
     script: the torch.jit.ScriptModule the harness runs (a property: an exported one is loaded
         back from `path` when first read).
-    kind: "torchscript" (a ScriptModule or file given as is), "torch" (TorchModel) or
-        "snntorch" (SNNTorchModel).
+    kind: "torchscript" (a ScriptModule or file given as is), "torch" (TorchModel),
+        "snntorch" (SNNTorchModel) or "nir" (a NIR graph or file, built by the harness).
     original: the object the user gave (NeuroBench's wrapper, ours, a ScriptModule or a path):
         what Python metrics receive as `model`, as NeuroBench gives them the wrapper.
     describe: names it in messages ("SNNTorchModel(Net)", "TorchScript file 'net.pt'").
@@ -360,12 +361,52 @@ def _check_step_output(net, step, describe):
         f"return (spikes, membrane) from the network")
 
 
+_HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+
+
+def is_nir_graph(model):
+    """True for a `nir.NIRGraph` (the NIR package's graph, as NIR's frameworks export it)."""
+    return any(base.__name__ == "NIRGraph" and base.__module__.split(".")[0] == "nir"
+               for base in type(model).__mro__)
+
+
+def is_nir_file(path):
+    """True for a `.nir` path or a regular file starting with HDF5's signature: a NIR graph,
+    which the C++ harness reads itself (docs/nir.md)."""
+    if path.endswith(".nir"):
+        return True
+    if not os.path.isfile(path):  # a FIFO would block
+        return False
+    try:
+        with open(path, "rb") as f:
+            return f.read(8) == _HDF5_SIGNATURE
+    except OSError:
+        return False
+
+
+def _prepare_nir_graph(graph):
+    """A nir.NIRGraph written with its own package's nir.write into a temporary file, which the
+    harness reads as any NIR file."""
+    import sys
+    import tempfile
+    nir = sys.modules[type(graph).__module__.split(".")[0]]
+    workdir = tempfile.TemporaryDirectory(prefix="neurobench_cpp_nir_")
+    path = os.path.join(workdir.name, "graph.nir")
+    try:
+        nir.write(path, graph)
+    except Exception as e:  # the nir package's own error
+        workdir.cleanup()
+        raise ModelError(f"NIRGraph: nir.write could not write it: {type(e).__name__}: {e}") \
+            from e
+    return PreparedModel(None, "nir", graph, "NIRGraph", path, True, None, workdir)
+
+
 def prepare_model(model, example_input=None, cache_dir=None):
     """The model as NeuroBench's Benchmark takes it -> PreparedModel for the C++ harness.
 
     model: NeuroBench's TorchModel(net) or SNNTorchModel(net, custom_forward=...), ours
-        (neurobench_cpp.TorchModel / SNNTorchModel), a torch.jit.ScriptModule, or the path of a
-        TorchScript file (str or os.PathLike).
+        (neurobench_cpp.TorchModel / SNNTorchModel), a torch.jit.ScriptModule, the path of a
+        TorchScript file or of a NIR graph (str or os.PathLike), or a nir.NIRGraph.
     example_input: one batch's data as the model is called with it (after the
         pre-processors); needed for an eager network, which is exported on it. For
         SNNTorchModel without custom_forward it is (batch, timesteps, ...) and its first
@@ -382,6 +423,12 @@ def prepare_model(model, example_input=None, cache_dir=None):
         return _prepare_script(model, model, "torchscript",
                                f"TorchScript module {getattr(model, 'original_name', '')}".strip(),
                                False, None)
+    if is_nir_graph(model):
+        return _prepare_nir_graph(model)
+    if isinstance(model, (str, os.PathLike)) and is_nir_file(os.fspath(model)):
+        path = os.fspath(model)
+        return PreparedModel(None, "nir", model, f"NIR graph '{path}'", os.path.abspath(path),
+                             True, None)
     if isinstance(model, (str, os.PathLike)):
         import torch
         path = os.fspath(model)
@@ -407,5 +454,5 @@ def prepare_model(model, example_input=None, cache_dir=None):
         hint = " (wrap the network as NeuroBench does: TorchModel(net) or SNNTorchModel(net))"
     raise TypeError(f"model: {type(model).__module__}.{type(model).__qualname__} is not accepted"
                     f"{hint}; accepted: NeuroBench's TorchModel or SNNTorchModel, "
-                    f"neurobench_cpp.TorchModel or SNNTorchModel, a torch.jit.ScriptModule, or "
-                    f"the path of a TorchScript file")
+                    f"neurobench_cpp.TorchModel or SNNTorchModel, a torch.jit.ScriptModule, "
+                    f"the path of a TorchScript file or NIR graph, or a nir.NIRGraph")

@@ -15,7 +15,7 @@ import sys
 
 from . import _cache, _reference, _registry
 from ._metrics import PythonMetric, translate_metrics
-from ._models import ModelError, _wrapper_kind, prepare_model
+from ._models import ModelError, _wrapper_kind, is_nir_graph, prepare_model
 from ._processors import PythonProcessor, translate_processors
 from ._stream import ManagedMetric, Stream
 
@@ -297,7 +297,8 @@ class Benchmark:
 
     def _is_ready_script(self):
         import torch
-        return isinstance(self.model, (str, os.PathLike, torch.jit.ScriptModule))
+        return isinstance(self.model, (str, os.PathLike, torch.jit.ScriptModule)) or \
+            is_nir_graph(self.model)
 
     def _python_workload(self, original, stream):
         """The user's workload metrics for the C++ side: (update, compute, reset, key). Over a
@@ -384,10 +385,12 @@ class Benchmark:
         if scope:
             config["metrics_scope"] = scope
         # The model loaded once and kept for the next runs (compiled, instrumented, warm).
-        key = (id(prepared), config["device"])
+        nir = {k: config[k] for k in ("nir_time", "nir_dt", "nir_reset") if k in config}
+        key = (id(prepared), config["device"], json.dumps(nir, sort_keys=True))
         if self._loaded is None or self._loaded[0] != key or self._loaded[1] is not prepared:
-            self._loaded = (key, prepared, _core_module().load_model(prepared.path,
-                                                                     bool(prepared.stepwise)))
+            self._loaded = (key, prepared, _core_module().load_model(
+                prepared.path, bool(prepared.stepwise),
+                json.dumps(nir) if prepared.kind == "nir" else ""))
         parts = {"loaded": self._loaded[2], "pre": _chain_parts(self._pre),
                  "post": _chain_parts(self._post),
                  "metrics": self._python_workload(prepared.original, stream)}

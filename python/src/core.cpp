@@ -50,9 +50,17 @@ struct LoadedModel {
   std::shared_ptr<nb::TorchScriptModel> model;
 };
 
-LoadedModel load_model(const std::string& path, bool stepwise) {
+// `nir`: for a NIR graph, the config's keys nir_time, nir_dt and nir_reset (JSON text).
+LoadedModel load_model(const std::string& path, bool stepwise, const std::string& nir) {
   nb::TorchScriptOptions options;
   options.stepwise = stepwise;
+  if (!nir.empty()) {
+    nb::BenchmarkConfig config;
+    const nb::Json keys = nb::Json::parse(nir);
+    for (const auto& [key, value] : keys.items()) config.set_key(key, value);
+    config.validate();
+    options.nir = config.nir_options();
+  }
   return LoadedModel{std::make_shared<nb::TorchScriptModel>(path, options)};
 }
 
@@ -310,8 +318,9 @@ PYBIND11_MODULE(_core, m) {
   });
   py::class_<LoadedModel>(m, "LoadedModel",
                           "A TorchScript model loaded once, for run()'s parts key 'loaded'");
-  m.def("load_model", &load_model, py::arg("path"), py::arg("stepwise"),
-        "Loads a TorchScript file for several runs (run()'s parts key 'loaded')");
+  m.def("load_model", &load_model, py::arg("path"), py::arg("stepwise"), py::arg("nir") = "",
+        "Loads a TorchScript file or a NIR graph (with the JSON of nir_time, nir_dt, nir_reset) "
+        "for several runs (run()'s parts key 'loaded')");
   m.def("example_input", &example_input, py::arg("config"), py::arg("parts"),
         py::arg("batch") = py::none(),
         "One batch (given in Python, or batch 0 of the config's data set kind) through the "
