@@ -86,20 +86,22 @@ class Builder {
                                    plan_.units[unit.inputs[j]].name);
         }
       }
-      record_nodes.push_back(Json{{"node", note.node}, {"type", note.type},
-                                  {"module", note.module}, {"class", note.cls},
-                                  {"rule", note.rule}});
+      Json entry = {{"node", note.node}, {"type", note.type}, {"module", note.module},
+                    {"class", note.cls}, {"rule", note.rule}};
+      if (!unit.node->metadata.empty()) entry["metadata"] = unit.node->metadata;
+      record_nodes.push_back(std::move(entry));
       out.report.nodes.push_back(std::move(note));
     }
     for (const std::size_t s : plan_.delayed_sources) {
       root.register_attribute(prev_name(s), c10::TensorType::get(), torch::zeros({0}), false,
                               false);
     }
-    const Json record = {{"nir_version", file_.version},
+    Json record = {{"nir_version", file_.version},
                          {"time", std::string(nir_time_name(options_.time))},
                          {"dt", options_.dt},
                          {"reset", std::string(nir_reset_name(options_.reset))},
                          {"nodes", record_nodes}};
+    if (!file_.graph.metadata.empty()) record["metadata"] = file_.graph.metadata;
     root.register_attribute("__neurobench_nir__", c10::StringType::get(), record.dump(), false,
                             false);
     try {

@@ -6,7 +6,8 @@
 
 - `neurobench list` says each component is missing and what it needs;
 - the core still gives NeuroBench's numbers (../shared/conformance/check.sh, when it is there);
-- a primate-reaching data set (HDF5), a speech-commands data set (WAV) and a sharded launch
+- a primate-reaching data set (HDF5), a NIR graph (HDF5), a speech-commands data set (WAV) and
+  a sharded launch
   (distributed) each stop with exit status 2 and a message naming the missing component, with
   no results file;
 - the installed package: `find_package(neurobench)` builds and runs tests/consumer, and
@@ -132,6 +133,10 @@ def main():
              "--dataset", "primate-reaching:" + os.path.join(FIXTURES, "primate_reaching",
                                                              "small.mat"),
              "--subset", "test", "--workload", "R2"], "hdf5", work)
+    refuses("NIR graph", cli,
+            ["--model", os.path.join(FIXTURES, "nir_paper", "lif_norse.nir"),
+             "--data", os.path.join(FIXTURES, "npz", "savez.npz"), "--metrics", "Footprint"],
+            "hdf5", work)
     gsc = os.path.join(work, "gsc")
     write_speech_commands(gsc)
     refuses("speech-commands", cli,

@@ -437,6 +437,49 @@ def run_graph(name, graph, shape, importable, args):
     return passed, failed
 
 
+def check_devices_and_shards(cli, work):
+    """The NIR paper's CNN on the lazy device and sharded over two ranks (a torchrun
+    environment) gives the numbers of one process on the CPU; returns the mismatches."""
+    import numpy as np
+    rng = np.random.default_rng(7)
+    npz = os.path.join(work, "devices.npz")
+    np.savez(npz, data=(rng.random((4, 6, 2, 34, 34)) < 0.3).astype(np.float32),
+             targets=rng.integers(0, 10, 4))
+    model = os.path.join(PAPER, "cnn_sinabs.nir")
+    base = [cli, "run", "--model", model, "--data", npz, "--batch-size", "2", "-q", "--metrics",
+            "ActivationSparsity,SynapticOperations,MembraneUpdates,ClassificationAccuracy",
+            "--post", "ChooseMaxCount"]
+
+    def results(extra, env=None, name="r"):
+        out = os.path.join(work, name + ".json")
+        p = subprocess.run(base + extra + ["--json", out], capture_output=True, text=True,
+                           env=env, timeout=300)
+        if p.returncode != 0:
+            raise RuntimeError(f"{' '.join(extra) or 'cpu'}: exit {p.returncode}: {p.stderr}")
+        with open(out, encoding="utf-8") as f:
+            return {k: v for k, v in json.load(f).items() if not k.startswith("_")}
+
+    cpu = results([], name="cpu")
+    bad = [f"lazy: {m}" for m in compare_metrics(cpu, results(["--device", "lazy"], name="lazy"))]
+    procs = []
+    for rank in (0, 1):
+        env = dict(os.environ, RANK=str(rank), WORLD_SIZE="2", LOCAL_RANK=str(rank),
+                   LOCAL_WORLD_SIZE="2", MASTER_ADDR="127.0.0.1",
+                   MASTER_PORT=str(20000 + os.getpid() % 20000))
+        out = os.path.join(work, f"rank{rank}.json")
+        procs.append((subprocess.Popen(base + ["--json", out], env=env, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True), out))
+    for proc, out in procs:
+        _, err = proc.communicate(timeout=300)
+        if proc.returncode != 0:
+            bad.append(f"sharded rank: exit {proc.returncode}: {err}")
+    if not bad:
+        with open(procs[0][1], encoding="utf-8") as f:
+            sharded = {k: v for k, v in json.load(f).items() if not k.startswith("_")}
+        bad += [f"2 ranks: {m}" for m in compare_metrics(cpu, sharded)]
+    return bad
+
+
 def parse_args():
     ap = argparse.ArgumentParser(description="Checks the NIR import of neurobench against "
                                  "a reference, snnTorch and NeuroBench.")
@@ -488,6 +531,13 @@ def main():
             graph, shape, importable = all_graphs[name]
             p, f = run_graph(name, graph, shape, importable, args)
             passed, failed = passed + p, failed + f
+        if not args.reference_only and not args.names:
+            bad = check_devices_and_shards(args.neurobench, args.work)
+            print(("FAIL" if bad else "ok") + " paper_cnn_sinabs: lazy device and 2 ranks equal "
+                  "the CPU's one process")
+            for line in bad:
+                print(f"     {line}")
+            passed, failed = passed + int(not bad), failed + int(bool(bad))
     what = "reference-only checks" if args.reference_only else "cases"
     print(f"{passed} of {passed + failed} {what} passed")
     return 1 if failed else 0
