@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -128,6 +129,11 @@ NirKind checked_kind(const NirNode& node, const std::string& where) {
       for (const double v : array.values) {
         if (!std::isfinite(v)) {
           throw InputError(fmt::format("{}: {} node's '{}' holds {}: every value must be finite",
+                                       where, node.type, name, v));
+        }
+        if (std::abs(v) > std::numeric_limits<float>::max()) {
+          throw InputError(fmt::format("{}: {} node's '{}' holds {}, beyond float32's range, in "
+                                       "which the module computes",
                                        where, node.type, name, v));
         }
       }

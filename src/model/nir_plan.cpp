@@ -266,6 +266,19 @@ class Planner {
     plan_.order = std::move(out);
   }
 
+  // The same shape but for dimensions of size 1: older exporters declared a single neuron's
+  // Output as (1, 1, 1) (the NIR paper's Rockpool LIF).
+  static bool same_but_ones(const NirShape& a, const NirShape& b) {
+    NirShape sa, sb;
+    for (const std::int64_t d : a) {
+      if (d != 1) sa.push_back(d);
+    }
+    for (const std::int64_t d : b) {
+      if (d != 1) sb.push_back(d);
+    }
+    return sa == sb;
+  }
+
   NirShape declared_shape(const NirUnit& unit) const {
     const std::string field = "shape";
     const std::vector<std::int64_t> dims = [&] {
@@ -300,7 +313,7 @@ class Planner {
         unit.shape = output_shape(*unit.node, unit.kind, in, unit.where);
       } else {
         const NirShape declared = declared_shape(unit);
-        if (declared != in) {
+        if (declared != in && !same_but_ones(declared, in)) {
           throw InputError(fmt::format("{} ({}): declares shape {}, but the graph gives it {}",
                                        unit.where, unit.node->type, shape_text(declared),
                                        shape_text(in)));

@@ -51,6 +51,7 @@ PAPER = os.path.join(os.path.dirname(HERE), "fixtures", "nir_paper")
 # The NIR paper's graphs (tests/fixtures/nir_paper/README.md): file, input shape, whether
 # snnTorch's import takes it (compared with NeuroBench then).
 PAPER_GRAPHS = {"paper_lif_norse": ("lif_norse.nir", (1,), True),
+                "paper_lif_rockpool": ("lif_rockpool.nir", (1,), True),
                 "paper_cnn_sinabs": ("cnn_sinabs.nir", (2, 34, 34), False),
                 "paper_braille_bias_zero": ("braille_noDelay_bias_zero.nir", (12,), False),
                 "paper_braille_subtract": ("braille_noDelay_noBias_subtract.nir", (12,), False)}
@@ -128,10 +129,13 @@ def make_data(name, shape, out_shape):
 
 
 def output_shape(graph):
-    """The shape of the graph's (only) Output, without the batch."""
+    """The shape of the graph's (only) Output, without the batch, its dimensions of size 1
+    left out when the graph gives fewer (the paper's Rockpool LIF declares (1, 1, 1))."""
     import nir_reference
     flat = nir_reference.Flat(graph)
-    return tuple(int(d) for d in flat.nodes[flat.output].output_type["output"])
+    shape = tuple(int(d) for d in flat.nodes[flat.output].output_type["output"])
+    squeezed = tuple(d for d in shape if d != 1)
+    return shape if len(squeezed) == len(shape) else (squeezed or shape[-1:])
 
 
 # ---- comparisons ---------------------------------------------------------------------------
