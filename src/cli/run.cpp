@@ -421,6 +421,7 @@ int run_command(const BenchmarkConfig& c, const std::string& config_file,
 
   std::cout << render_table(results);
   std::cout.flush();
+  if (!c.quiet) std::cerr << render_phases(results);  // beside the progress, not in the table
   write_results(results, files, c.profile_csv);
   return results.ok() ? kExitOk : kExitMetricFailed;
 }

@@ -181,6 +181,12 @@ std::vector<EnvironmentRow> environment_rows(const std::vector<RunResults>& runs
       {"samples", "Samples", false, run("samples")},
       {"batch_size", "Batch size", false, run("batch_size")},
       {"stepwise", "Step-wise", false, run("stepwise")},
+      {"phases", "Time by phase", false,
+       [&runs](std::size_t r) {
+         return runs[r].run.is_object() && runs[r].run.contains("phases")
+                    ? detail::phases_text(runs[r].run["phases"])
+                    : std::string();
+       }},
       {"cpu", "CPU", true, env("cpu")},
       {"device", "Device", false, [&runs](std::size_t r) { return detail::device_text(runs[r]); }},
       {"cores", "Cores", false, env("cores")},

@@ -17,6 +17,7 @@
 #include <neurobench/io/output_file.hpp>
 #include <neurobench/reporters/profile.hpp>
 
+#include "reporters/run_context.hpp"
 #include "util/non_finite.hpp"
 
 namespace neurobench {
@@ -176,6 +177,16 @@ std::string render_text(const Results& results) {
 
 std::string render(const Results& results, std::string_view format) {
   return results_format(format).write(results);
+}
+
+std::string render_phases(const Results& results) {
+  const Json& run = results.run;
+  if (!run.contains("phases")) return "";
+  const std::string text = detail::phases_text(run["phases"]);
+  if (text.empty()) return "";
+  double total = 0;
+  for (const auto& [key, v] : run["phases"].items()) total += v.is_number() ? v.get<double>() : 0;
+  return fmt::format("time by phase: {} (together {:.3g} s)\n", text, total);
 }
 
 std::string render_table(const Results& results) {

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "reporters/run_context.hpp"
 
+#include <algorithm>
 #include <array>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "reporters/text.hpp"
 
@@ -54,6 +57,19 @@ std::string run_field(const RunResults& run, const char* key) {
   const auto& v = run.run[key];
   if (v.is_null()) return "";
   return json_text(v);
+}
+
+std::string phases_text(const Json& phases) {
+  if (!phases.is_object()) return "";
+  std::string out;
+  for (const auto& [key, v] : phases.items()) {
+    if (!v.is_number()) continue;
+    std::string name = key;
+    if (name.size() > 2 && name.compare(name.size() - 2, 2, "_s") == 0) name.resize(name.size() - 2);
+    std::replace(name.begin(), name.end(), '_', ' ');
+    out += fmt::format("{}{} {:.3g} s", out.empty() ? "" : ", ", name, v.get<double>());
+  }
+  return out;
 }
 
 std::string commit_text(const RunResults& run) {

@@ -2,6 +2,7 @@
 #include <neurobench/prepared_run.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -136,6 +137,7 @@ struct PreparedRun::Impl {
   std::vector<std::string> given_pre, given_post;  // the caller's processors, by name
   bool stepwise = false;                           // as the model runs (a NIR graph is)
   std::optional<std::string> nir_record;           // a NIR graph's build (docs/nir.md)
+  Json phases;  // `_run.phases` measured before the run: the model's load, the data's opening
 
   // The run's history that Benchmark::run cannot know: where the data came from, the
   // processors, step-wise, the config file. Keys in the order the results files keep.
@@ -161,6 +163,10 @@ struct PreparedRun::Impl {
     }
     results.run["stepwise"] = stepwise;
     if (nir_record) results.run["nir"] = Json::parse(*nir_record);
+    // The phases measured here come first, before those of the run itself.
+    Json all = phases;
+    if (results.run.contains("phases")) all.update(results.run["phases"]);
+    if (!all.empty()) results.run["phases"] = std::move(all);
     if (!config_file.empty()) results.run["config"] = config_file.string();
   }
 };
@@ -171,6 +177,7 @@ void PreparedRun::check(const BenchmarkConfig& config, const RunParts& parts) {
 
 PreparedRun PreparedRun::from_config(const BenchmarkConfig& config, RunParts parts) {
   MetricSet metrics = checked_metrics(config, parts);
+  const bool data_given = parts.data != nullptr;
   RunOptions options = parts.options ? std::move(*parts.options) : config.run_options();
   at::set_num_threads(config.threads);
   // Before the model is loaded: a GPU that is not there is bad usage, said at once.
@@ -179,18 +186,28 @@ PreparedRun PreparedRun::from_config(const BenchmarkConfig& config, RunParts par
   std::shared_ptr<NeuroBenchModel> model = std::move(parts.model);
   bool stepwise = config.stepwise;
   std::optional<std::string> nir_record;
+  Json phases = Json::object();  // the model's load and the data's opening, when made here
+  auto since = std::chrono::steady_clock::now();
+  const auto phase = [&](const char* name) {
+    const auto now = std::chrono::steady_clock::now();
+    phases[name] = std::chrono::duration<double>(now - since).count();
+    since = now;
+  };
   if (model == nullptr) {
     TorchScriptOptions model_options;
     model_options.stepwise = config.stepwise;
     model_options.device = options.device;
     model_options.nir = config.nir_options();
     model = std::make_shared<TorchScriptModel>(config.model, model_options);
+    phase("model_load_s");
   }
   if (const auto* script = dynamic_cast<const TorchScriptModel*>(model.get())) {
     stepwise = script->stepwise();  // a NIR graph runs step-wise whatever the config says
     nir_record = script->nir_record();
   }
+  since = std::chrono::steady_clock::now();
   std::shared_ptr<Dataset> data = parts.data != nullptr ? std::move(parts.data) : open_data(config);
+  if (!data_given) phase("data_open_s");
 
   std::vector<std::string> given_pre, given_post;
   std::vector<std::unique_ptr<PreProcessor>> pre;
@@ -212,7 +229,7 @@ PreparedRun PreparedRun::from_config(const BenchmarkConfig& config, RunParts par
   return PreparedRun(std::unique_ptr<Impl>(
       new Impl{config, std::move(parts.config_file), std::move(options), std::move(data),
                std::move(bench), std::move(given_pre), std::move(given_post), stepwise,
-               std::move(nir_record)}));
+               std::move(nir_record), std::move(phases)}));
 }
 
 PreparedRun::PreparedRun(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -296,6 +296,28 @@ TEST_CASE("run records the SHA-256 of the model and data files in _run", "[cli][
         neurobench::test::sha256sum(fixture("core/regressor.npz")));
 }
 
+TEST_CASE("run records where its time went in _run.phases and prints it", "[cli][phases]") {
+  neurobench::test::TempDir dir;
+  const auto json = dir / "out.json";
+  const auto r = run_cli("run --model " + q(fixture("core/regressor.pt")) + " --data " +
+                         q(fixture("core/regressor.npz")) + " --progress off" +
+                         " --metrics Footprint,MSE,Latency --runs 2 --warmup 0 --json " + q(json));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const auto phases = neurobench::Json::parse(neurobench::test::read_file(json))["_run"]["phases"];
+  std::vector<std::string> keys;
+  for (const auto& [key, seconds] : phases.items()) {
+    keys.push_back(key);
+    CHECK(seconds.get<double>() >= 0);
+  }
+  // In the order they happen; no profile, and the CPU needs no move.
+  CHECK(keys == std::vector<std::string>{"model_load_s", "data_open_s", "input_scan_s",
+                                         "static_metrics_s", "workload_pass_s",
+                                         "timing_pass_s"});
+  CHECK_THAT(r.err, Catch::Contains("time by phase: model load "));
+  CHECK_THAT(r.out, !Catch::Contains("time by phase"));  // stdout: the table alone
+}
+
 TEST_CASE("NaN in the data is a warning recorded in _run, with --strict, exit 2 and no file",
           "[cli][integrity]") {
   neurobench::test::TempDir dir;

@@ -383,7 +383,14 @@ TEST_CASE("a run whose results file was damaged after it finished runs again", "
   CHECK(again.status == 0);
   CHECK_THAT(again.out, Catch::Contains("(0 done)") && Catch::Contains("m/rep-0: running") &&
                             Catch::Contains("m/rep-0: ok"));
-  CHECK(read_file(results).size() == whole.size());
+  // Written whole again: the same results, but for its date and the times of its phases.
+  auto redone = read_suite_json(results);
+  auto before = Json::parse(whole);
+  for (Json* j : {&redone, &before}) {
+    (*j)["_run"].erase("phases");
+    (*j)["_environment"].erase("date");
+  }
+  CHECK(redone == before);
   CHECK(read_suite_json(dir / "out/runs/m/rep-0.run.json")["status"] == "ok");
 }
 

@@ -200,3 +200,12 @@ TEST_CASE("the reports say which submodule a run's metrics were restricted to",
   REQUIRE_THAT(neurobench::render_html_report({runs[1]}),
                !Catch::Contains("data-key=\"metrics_scope\""));
 }
+
+TEST_CASE("the HTML report shows where each run's time went", "[report][phases]") {
+  const auto timed = run_of("timed", R"({"Footprint": 1,
+      "_run": {"phases": {"model_load_s": 0.25, "workload_pass_s": 1.5}}})");
+  const auto untimed = run_of("untimed", R"({"Footprint": 1})");
+  const std::string html = neurobench::render_html_report({timed, untimed});
+  REQUIRE_THAT(html, Catch::Contains("Time by phase") &&
+                         Catch::Contains("model load 0.25 s, workload pass 1.5 s"));
+}

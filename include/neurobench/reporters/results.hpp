@@ -42,6 +42,10 @@ namespace neurobench {
 /// A readable table of the results, for a terminal.
 [[nodiscard]] std::string render_table(const Results& results);
 
+/// `_run.phases` in one line, `time by phase: model load 0.0192 s, ..., workload pass 0.0381 s
+/// (together 0.06 s)`; empty when the results have none (docs/cli.md).
+[[nodiscard]] std::string render_phases(const Results& results);
+
 /// Writes `contents` to `path` as write_output_file() does (<neurobench/io/output_file.hpp>): a
 /// regular file whole or not at all, a device or FIFO in place. Its former name, kept for
 /// existing callers. Throws InputError naming the path when it cannot be written.
