@@ -137,7 +137,9 @@ struct PreparedRun::Impl {
   std::vector<std::string> given_pre, given_post;  // the caller's processors, by name
   bool stepwise = false;                           // as the model runs (a NIR graph is)
   std::optional<std::string> nir_record;           // a NIR graph's build (docs/nir.md)
-  Json phases;  // `_run.phases` measured before the run: the model's load, the data's opening
+  // `_run.phases` measured before the first run (the model's load, the data's opening): given to
+  // that run's results only, since later runs of the same PreparedRun reuse both.
+  mutable Json phases;
 
   // The run's history that Benchmark::run cannot know: where the data came from, the
   // processors, step-wise, the config file. Keys in the order the results files keep.
@@ -164,7 +166,7 @@ struct PreparedRun::Impl {
     results.run["stepwise"] = stepwise;
     if (nir_record) results.run["nir"] = Json::parse(*nir_record);
     // The phases measured here come first, before those of the run itself.
-    Json all = phases;
+    Json all = std::exchange(phases, Json::object());
     if (results.run.contains("phases")) all.update(results.run["phases"]);
     if (!all.empty()) results.run["phases"] = std::move(all);
     if (!config_file.empty()) results.run["config"] = config_file.string();
