@@ -194,12 +194,13 @@ CheckedModule load_checked_module(const std::filesystem::path& path, const c10::
   auto bytes = std::make_shared<const std::string>(read_whole_file(path));
   CheckedModule out;
   out.sha256 = sha256_hex(bytes->data(), bytes->size());
-  if (path.extension() == ".nir" && !has_hdf5_signature(*bytes)) {
+  const bool hdf5 = has_hdf5_signature(*bytes);
+  if (path.extension() == ".nir" && !hdf5) {
     throw InputError(fmt::format("{}: not an HDF5 file, so not a NIR graph (a .nir file is HDF5, "
                                  "as nir.write makes it)",
                                  where));
   }
-  if (has_hdf5_signature(*bytes)) {
+  if (hdf5) {
     NirBuilt built = build_nir_module(path, nir);
     out.module = std::move(built.module);
     if (!device.is_cpu()) out.module.to(device);

@@ -57,10 +57,10 @@ class Builder {
   NirBuilt build() {
     NirBuilt out;
     out.report.version = file_.version;
-    Module root = make_nir_container("NIRGraph", cu_);
+    Module root = make_nir_class_module("NIRGraph", cu_);
     containers_[{}] = root;
     for (const std::vector<std::string>& path : plan_.containers) {
-      Module c = make_nir_container("NIRGraph", cu_);
+      Module c = make_nir_class_module("NIRGraph", cu_);
       parent_of(path).register_module(path.back(), c);
       containers_[path] = c;
     }

@@ -18,17 +18,6 @@ namespace {
 
 using torch::jit::Module;
 
-Module new_module(const std::string& name,
-                  const std::shared_ptr<torch::jit::CompilationUnit>& cu) {
-  return Module(c10::QualifiedName("__torch__.neurobench_nir." + name), cu,
-                /*shouldMangle=*/true);
-}
-
-torch::Tensor float_tensor(const std::vector<double>& values, const NirShape& shape) {
-  std::vector<float> f(values.begin(), values.end());
-  return torch::from_blob(f.data(), shape, torch::kFloat32).clone();
-}
-
 const NirArray& array_of(const NirUnit& unit, const std::string& name) {
   return unit.node->arrays.at(name);
 }
@@ -39,18 +28,13 @@ NirModule connection(const NirUnit& unit, const std::shared_ptr<torch::jit::Comp
   const bool conv = unit.kind == NirKind::kConv1d || unit.kind == NirKind::kConv2d;
   const std::string cls =
       conv ? unit.node->type : std::string("Linear");  // Affine and Linear are nn.Linear
-  Module m = new_module(cls, cu);
+  Module m = make_nir_class_module(cls, cu);
   const NirArray& w = array_of(unit, "weight");
-  m.register_parameter("weight", float_tensor(w.values, w.shape), /*is_buffer=*/false);
+  m.register_parameter("weight", nir_float_tensor(w.values, w.shape), /*is_buffer=*/false);
   const bool bias = unit.kind != NirKind::kLinear;
   if (bias) {
-    const NirArray& b = array_of(unit, "bias");
-    if (b.shape != NirShape{w.shape[0]}) {
-      throw InputError(fmt::format("{} ({}): bias has shape {}; its weight {} needs ({},)",
-                                   unit.where, unit.node->type, shape_text(b.shape),
-                                   shape_text(w.shape), w.shape[0]));
-    }
-    m.register_parameter("bias", float_tensor(b.values, b.shape), false);
+    const NirArray& b = array_of(unit, "bias");  // its shape checked by the plan
+    m.register_parameter("bias", nir_float_tensor(b.values, b.shape), false);
   }
   std::string body;
   if (!conv) {
@@ -63,8 +47,7 @@ NirModule connection(const NirUnit& unit, const std::shared_ptr<torch::jit::Comp
   const std::vector<std::int64_t> stride = int_list(*unit.node, "stride", n, unit.where);
   const std::vector<std::int64_t> dilation = int_list(*unit.node, "dilation", n, unit.where);
   const std::int64_t groups = int_list(*unit.node, "groups", 1, unit.where)[0];
-  // The spatial sizes matter only to 'same' with an even span, which pads unevenly.
-  const ConvPadding pad = conv_padding(*unit.node, NirShape(n, 1), unit.where);
+  const ConvPadding pad = conv_padding(*unit.node, n, unit.where);
   std::string pre;
   std::vector<std::int64_t> symmetric = pad.before;
   if (pad.before != pad.after) {
@@ -86,7 +69,7 @@ NirModule connection(const NirUnit& unit, const std::shared_ptr<torch::jit::Comp
 }
 
 NirModule reshaping(const NirUnit& unit, const std::shared_ptr<torch::jit::CompilationUnit>& cu) {
-  Module m = new_module(unit.node->type, cu);
+  Module m = make_nir_class_module(unit.node->type, cu);
   std::string body;
   std::string rule;
   if (unit.kind == NirKind::kFlatten) {
@@ -113,16 +96,16 @@ NirModule reshaping(const NirUnit& unit, const std::shared_ptr<torch::jit::Compi
 
 NirModule elementwise(const NirUnit& unit, const NirOptions& options,
                       const std::shared_ptr<torch::jit::CompilationUnit>& cu) {
-  Module m = new_module(unit.node->type, cu);
+  Module m = make_nir_class_module(unit.node->type, cu);
   if (unit.kind == NirKind::kScale) {
     const NirArray& a = array_of(unit, "scale");
-    m.register_buffer("scale", float_tensor(a.values, a.shape));
+    m.register_buffer("scale", nir_float_tensor(a.values, a.shape));
     m.define("def forward(self, input_: Tensor) -> Tensor:\n    return self.scale * input_\n");
     return {m, "y = scale * x", false};
   }
   if (unit.kind == NirKind::kThreshold) {
     const NirArray& a = array_of(unit, "threshold");
-    m.register_buffer("threshold", float_tensor(a.values, a.shape));
+    m.register_buffer("threshold", nir_float_tensor(a.values, a.shape));
     m.define(
         "def forward(self, input_: Tensor) -> Tensor:\n"
         "    return (input_ > self.threshold).float()\n");
@@ -194,9 +177,15 @@ NirModule make_nir_module(const NirUnit& unit, const NirOptions& options,
   }
 }
 
-Module make_nir_container(const std::string& name,
-                          const std::shared_ptr<torch::jit::CompilationUnit>& cu) {
-  return new_module(name, cu);
+Module make_nir_class_module(const std::string& name,
+                             const std::shared_ptr<torch::jit::CompilationUnit>& cu) {
+  return Module(c10::QualifiedName("__torch__.neurobench_nir." + name), cu,
+                /*shouldMangle=*/true);
+}
+
+torch::Tensor nir_float_tensor(const std::vector<double>& values, const NirShape& shape) {
+  std::vector<float> f(values.begin(), values.end());
+  return torch::from_blob(f.data(), shape, torch::kFloat32).clone();
 }
 
 }  // namespace neurobench::detail

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <torch/script.h>
 
@@ -32,9 +33,13 @@ struct NirModule {
 [[nodiscard]] NirModule make_nir_neuron(const NirUnit& unit, const NirOptions& options,
                                         const std::shared_ptr<torch::jit::CompilationUnit>& cu);
 
-/// A module of its own class `name` (mangled to be unique in `cu`) that only holds submodules:
-/// a nested graph's container.
-[[nodiscard]] torch::jit::Module make_nir_container(
+/// An empty module of its own class `__torch__.neurobench_nir.NAME` (mangled to be unique in
+/// `cu`): every node's module starts as one, and a nested graph's container is one.
+[[nodiscard]] torch::jit::Module make_nir_class_module(
     const std::string& name, const std::shared_ptr<torch::jit::CompilationUnit>& cu);
+
+/// `values` as a float32 tensor of `shape` (the modules compute in float32).
+[[nodiscard]] torch::Tensor nir_float_tensor(const std::vector<double>& values,
+                                             const NirShape& shape);
 
 }  // namespace neurobench::detail

@@ -33,15 +33,6 @@ struct Arith {
   }
 };
 
-Module new_neuron(const std::string& name, const std::shared_ptr<torch::jit::CompilationUnit>& cu) {
-  return Module(c10::QualifiedName("__torch__.neurobench_nir." + name), cu, /*shouldMangle=*/true);
-}
-
-torch::Tensor f32(const std::vector<double>& values, const NirShape& shape) {
-  std::vector<float> f(values.begin(), values.end());
-  return torch::from_blob(f.data(), shape, torch::kFloat32).clone();
-}
-
 torch::Tensor scalar_f32(double v) { return torch::tensor(static_cast<float>(v)); }
 
 const NirArray* find(const NirUnit& unit, const std::string& name) {
@@ -122,7 +113,7 @@ void snn_common_buffers(Module& m, double threshold) {
 // the array in the shape of the time constant it came from.
 torch::Tensor rate_tensor(const std::vector<double>& values, const NirShape& shape, bool unify) {
   if (unify && all_equal(values)) return scalar_f32(values.front());
-  return f32(values, shape);
+  return nir_float_tensor(values, shape);
 }
 
 // LIF as snnTorch's import takes it, or nothing when the node does not qualify: v_leak 0,
@@ -152,9 +143,9 @@ std::optional<NirModule> snntorch_leaky(const NirUnit& unit, const NirOptions& o
     for (double& t : thresholds) t = at(t / w.front());
   }
   if (!all_equal(thresholds)) return std::nullopt;
-  Module m = new_neuron("Leaky", cu);
+  Module m = make_nir_class_module("Leaky", cu);
   snn_common_buffers(m, thresholds.front());
-  m.register_buffer("beta", f32(beta, tau.shape));
+  m.register_buffer("beta", nir_float_tensor(beta, tau.shape));
   m.register_buffer("mem", torch::zeros({0}));
   m.define(kSnnLeaky);
   return NirModule{m,
@@ -194,7 +185,7 @@ std::optional<NirModule> snntorch_synaptic(
   std::vector<double> alpha, beta;
   for (const double t : tau_syn.values) alpha.push_back(a(1 - a(dt / t)));
   for (const double t : tau_mem.values) beta.push_back(a(1 - a(dt / t)));
-  Module m = new_neuron("Synaptic", cu);
+  Module m = make_nir_class_module("Synaptic", cu);
   snn_common_buffers(m, thresholds.front());
   m.register_buffer("beta", rate_tensor(beta, tau_mem.shape, true));
   m.register_buffer("alpha", rate_tensor(alpha, tau_syn.shape, true));
@@ -284,10 +275,10 @@ NirModule generic_neuron(const NirUnit& unit, const NirOptions& o,
   std::string cls = unit.node->type;
   if (unit.kind == NirKind::kLIF || unit.kind == NirKind::kIF) cls = "Leaky";
   if (unit.kind == NirKind::kCubaLIF) cls = "Synaptic";
-  Module m = new_neuron(cls, cu);
-  m.register_buffer("decay", f32(mem.decay, p));
-  m.register_buffer("gain", f32(mem.gain, p));
-  m.register_buffer("bias", f32(mem.bias, p));
+  Module m = make_nir_class_module(cls, cu);
+  m.register_buffer("decay", nir_float_tensor(mem.decay, p));
+  m.register_buffer("gain", nir_float_tensor(mem.gain, p));
+  m.register_buffer("bias", nir_float_tensor(mem.bias, p));
   std::string code =
       "def forward(self, input_: Tensor) -> Tensor:\n"
       "    if self.mem.shape != input_.shape:\n"
@@ -296,8 +287,8 @@ NirModule generic_neuron(const NirUnit& unit, const NirOptions& o,
   if (cuba) {
     const Decay syn = leaky_step(spread(unit, "tau_syn", p, 0), spread(unit, "w_in", p, 1),
                                  std::vector<double>(n, 0.0), o);
-    m.register_buffer("decay_syn", f32(syn.decay, p));
-    m.register_buffer("gain_syn", f32(syn.gain, p));
+    m.register_buffer("decay_syn", nir_float_tensor(syn.decay, p));
+    m.register_buffer("gain_syn", nir_float_tensor(syn.gain, p));
     m.register_buffer("syn", torch::zeros({0}));
     code +=
         "    if self.syn.shape != input_.shape:\n"
@@ -310,8 +301,8 @@ NirModule generic_neuron(const NirUnit& unit, const NirOptions& o,
     code += "    mem = self.decay * self.mem + self.gain * input_ + self.bias\n";
   }
   if (spiking) {
-    m.register_buffer("threshold", f32(spread(unit, "v_threshold", p, 0), p));
-    m.register_buffer("v_reset", f32(spread(unit, "v_reset", p, 0), p));
+    m.register_buffer("threshold", nir_float_tensor(spread(unit, "v_threshold", p, 0), p));
+    m.register_buffer("v_reset", nir_float_tensor(spread(unit, "v_reset", p, 0), p));
     m.register_buffer("reset_mechanism_val",
                       torch::tensor(std::int64_t{o.reset == NirReset::kSubtract ? 0 : 1}));
     code += spike_code(o);

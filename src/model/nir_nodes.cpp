@@ -213,8 +213,8 @@ std::vector<std::int64_t> int_list(const NirNode& node, const std::string& name,
   return out;
 }
 
-ConvPadding conv_padding(const NirNode& node, const NirShape& spatial, const std::string& where) {
-  const std::size_t n = spatial.size();
+ConvPadding conv_padding(const NirNode& node, std::size_t dims, const std::string& where) {
+  const std::size_t n = dims;
   const NirArray& weight = field(node, "weight", where);
   const std::vector<std::int64_t> dilation = int_list(node, "dilation", n, where);
   ConvPadding out;
@@ -259,6 +259,11 @@ NirShape conv_output(const NirNode& node, std::size_t n, const NirShape& input,
                                  "(out channels, in channels / groups, kernel...)",
                                  where, node.type, shape_text(weight.shape), n + 2));
   }
+  if (field(node, "bias", where).shape != NirShape{weight.shape[0]}) {
+    throw InputError(fmt::format("{}: {} node's bias has shape {}; its weight {} needs ({},)",
+                                 where, node.type, shape_text(field(node, "bias", where).shape),
+                                 shape_text(weight.shape), weight.shape[0]));
+  }
   const std::int64_t groups = int_list(node, "groups", 1, where)[0];
   if (groups < 1 || weight.shape[0] % groups != 0) {
     throw InputError(fmt::format("{}: {} node's groups {} does not divide its {} out channels",
@@ -280,7 +285,7 @@ NirShape conv_output(const NirNode& node, std::size_t n, const NirShape& input,
   }
   const std::vector<std::int64_t> stride = int_list(node, "stride", n, where);
   const std::vector<std::int64_t> dilation = int_list(node, "dilation", n, where);
-  const ConvPadding padding = conv_padding(node, spatial, where);
+  const ConvPadding padding = conv_padding(node, n, where);
   NirShape out = {weight.shape[0]};
   for (std::size_t i = 0; i < n; ++i) {
     if (stride[i] < 1 || dilation[i] < 1) {

@@ -44,12 +44,12 @@ using NirShape = std::vector<std::int64_t>;
 /// `(2, 34, 34)`.
 [[nodiscard]] std::string shape_text(const NirShape& shape);
 
-/// The padding of a convolution per spatial dimension, before and after, resolving NIR's
-/// `same` and `valid` for an input of `spatial` sizes.
+/// The padding of a convolution of `dims` spatial dimensions, before and after each, resolving
+/// NIR's `same` (from the kernel and dilation alone) and `valid`.
 struct ConvPadding {
   std::vector<std::int64_t> before, after;
 };
-[[nodiscard]] ConvPadding conv_padding(const NirNode& node, const NirShape& spatial,
+[[nodiscard]] ConvPadding conv_padding(const NirNode& node, std::size_t dims,
                                        const std::string& where);
 
 }  // namespace neurobench::detail

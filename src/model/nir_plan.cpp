@@ -280,11 +280,9 @@ class Planner {
   }
 
   NirShape declared_shape(const NirUnit& unit) const {
-    const std::string field = "shape";
-    const std::vector<std::int64_t> dims = [&] {
-      const auto it = unit.node->arrays.find(field);
-      return int_list(*unit.node, field, it->second.values.size(), unit.where);
-    }();
+    // Every value of the field, as integers (checked_kind made sure it is there).
+    const NirShape dims =
+        int_list(*unit.node, "shape", unit.node->arrays.at("shape").values.size(), unit.where);
     for (const std::int64_t d : dims) {
       if (d < 1) {
         throw InputError(fmt::format("{} ({}): shape {} has a dimension below 1", unit.where,

@@ -36,10 +36,6 @@ struct NirReport {
   std::vector<std::int64_t> output_shape;
 };
 
-/// True when the file at `path` is HDF5 (its signature at 0, 512, 1024... bytes), as every NIR
-/// graph is; false for TorchScript archives and anything unreadable.
-[[nodiscard]] NEUROBENCH_API bool is_nir_file(const std::filesystem::path& path);
-
 /// Builds the NIR graph at `nir_file` with `options` and writes the TorchScript module to `out`
 /// (whole or not at all; `torch.jit.load` and `neurobench run --model` read it). The module runs
 /// one timestep per call (`neurobench run --stepwise`). Throws InputError naming the file and
