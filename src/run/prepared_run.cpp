@@ -2,7 +2,6 @@
 #include <neurobench/prepared_run.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -18,6 +17,8 @@
 #include <neurobench/errors.hpp>
 #include <neurobench/model/model.hpp>
 #include <neurobench/processors/processors.hpp>
+
+#include "util/phase_clock.hpp"
 
 namespace neurobench {
 
@@ -188,28 +189,22 @@ PreparedRun PreparedRun::from_config(const BenchmarkConfig& config, RunParts par
   std::shared_ptr<NeuroBenchModel> model = std::move(parts.model);
   bool stepwise = config.stepwise;
   std::optional<std::string> nir_record;
-  Json phases = Json::object();  // the model's load and the data's opening, when made here
-  auto since = std::chrono::steady_clock::now();
-  const auto phase = [&](const char* name) {
-    const auto now = std::chrono::steady_clock::now();
-    phases[name] = std::chrono::duration<double>(now - since).count();
-    since = now;
-  };
+  detail::PhaseClock phases;  // the model's load and the data's opening, when made here
   if (model == nullptr) {
     TorchScriptOptions model_options;
     model_options.stepwise = config.stepwise;
     model_options.device = options.device;
     model_options.nir = config.nir_options();
     model = std::make_shared<TorchScriptModel>(config.model, model_options);
-    phase("model_load_s");
+    phases.lap("model_load_s");
   }
   if (const auto* script = dynamic_cast<const TorchScriptModel*>(model.get())) {
     stepwise = script->stepwise();  // a NIR graph runs step-wise whatever the config says
     nir_record = script->nir_record();
   }
-  since = std::chrono::steady_clock::now();
+  phases.restart();
   std::shared_ptr<Dataset> data = parts.data != nullptr ? std::move(parts.data) : open_data(config);
-  if (!data_given) phase("data_open_s");
+  if (!data_given) phases.lap("data_open_s");
 
   std::vector<std::string> given_pre, given_post;
   std::vector<std::unique_ptr<PreProcessor>> pre;
@@ -231,7 +226,7 @@ PreparedRun PreparedRun::from_config(const BenchmarkConfig& config, RunParts par
   return PreparedRun(std::unique_ptr<Impl>(
       new Impl{config, std::move(parts.config_file), std::move(options), std::move(data),
                std::move(bench), std::move(given_pre), std::move(given_post), stepwise,
-               std::move(nir_record), std::move(phases)}));
+               std::move(nir_record), phases.take()}));
 }
 
 PreparedRun::PreparedRun(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -2,7 +2,6 @@
 #include <neurobench/benchmark.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <optional>
 #include <set>
 
@@ -16,10 +15,9 @@
 #include "runtime/profile_pass.hpp"
 #include "runtime/run_state.hpp"
 #include "runtime/tf32_scope.hpp"
+#include "util/phase_clock.hpp"
 
 namespace neurobench {
-
-using Clock = std::chrono::steady_clock;
 
 namespace {
 
@@ -260,15 +258,9 @@ Results Benchmark::run(const RunOptions& options) {
   }
   // Where the run's time goes, phase by phase (`_run.phases`); PreparedRun adds the model's load
   // and the data's opening before these.
-  Json phases = Json::object();
-  auto since = Clock::now();
-  const auto phase = [&](const char* name) {
-    const auto now = Clock::now();
-    phases[name] = std::chrono::duration<double>(now - since).count();
-    since = now;
-  };
+  detail::PhaseClock phases;
   check_inputs(*s.model, s.loader.dataset(), options.strict, state);
-  phase("input_scan_s");
+  phases.lap("input_scan_s");
   const std::vector<std::string> order = results_order(s.metrics);
   for (const auto& name : order) results.values[name] = nullptr;  // keeps the order asked for
   results.metrics = describe_metrics(s.metrics, order);
@@ -283,12 +275,12 @@ Results Benchmark::run(const RunOptions& options) {
   }
   // A stop request (request_stop(), a signal) is honoured between passes and between batches.
   detail::stop_if_requested([] { return std::string("before the run started"); });
-  since = Clock::now();
+  phases.restart();
   detail::static_pass(in, s.metrics.static_metrics, state);  // spec: the model as loaded
-  phase("static_metrics_s");
+  phases.lap("static_metrics_s");
   // Then the model goes to the device, as NeuroBench moves it after its static metrics.
   move_model(*s.model, device);
-  if (!device.is_cpu()) phase("model_to_device_s");
+  if (!device.is_cpu()) phases.lap("model_to_device_s");
   const detail::Tf32Scope tf32(device, options.tf32);
   // The workload pass runs unless every workload metric asked for is a timing metric.
   if (!s.metrics.workload_metrics.empty() || s.metrics.timing_metrics.empty()) {
@@ -298,7 +290,7 @@ Results Benchmark::run(const RunOptions& options) {
     } else {
       detail::workload_pass(in, s.metrics.workload_metrics, options, state);
     }
-    phase("workload_pass_s");
+    phases.lap("workload_pass_s");
   }
   if (!s.metrics.timing_metrics.empty()) {
     detail::stop_if_requested([] { return std::string("before the timing pass"); });
@@ -308,14 +300,14 @@ Results Benchmark::run(const RunOptions& options) {
   } else {
     detail::timing_pass(in, s.metrics.timing_metrics, options.timing, state);
   }
-  if (!s.metrics.timing_metrics.empty()) phase("timing_pass_s");
+  if (!s.metrics.timing_metrics.empty()) phases.lap("timing_pass_s");
   // The profile's own passes, after the timing pass: Latency's runs are made as without it.
   if (options.profile.enabled) {
     detail::stop_if_requested([] { return std::string("before the profile"); });
     results.profile = detail::profile_pass(in, options, state);
-    phase("profile_s");
+    phases.lap("profile_s");
   }
-  results.run["phases"] = std::move(phases);
+  results.run["phases"] = phases.take();
   // What the model saw while it ran (a step-wise network that keeps no state), each once.
   for (const std::string& w : s.model->warnings()) state.warn_once(w);
   state.finish();
