@@ -21,14 +21,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
-TOLERANCE = 1e-6
-
-
-def close(a, b):
-    if isinstance(a, dict):
-        return isinstance(b, dict) and a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
-    return abs(a - b) <= TOLERANCE * max(abs(a), abs(b), 1e-30)
-
+from check_nir import compare_metrics  # noqa: E402  (every key, 1e-6 relative)
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -77,8 +70,7 @@ def main():
         for label, model in (("path", path), ("NIRGraph", nir.read(path))):
             bench = Benchmark(model, loader, [], [ChooseMaxCount()], metrics)
             ours = bench.run(quiet=True)
-            if not close(theirs, ours):
-                failures.append(f"{label}: NeuroBench {theirs}\n  ours {ours}")
+            failures += [f"{label}: {m}" for m in compare_metrics(theirs, ours)]
             run = (bench.last_run or {}).get("run", {})
             if run.get("stepwise") is not True or run.get("nir", {}).get("time") != "snntorch":
                 failures.append(f"{label}: _run records stepwise {run.get('stepwise')} and "
@@ -94,9 +86,9 @@ def main():
                 continue
             with open(os.path.join(work, "cli.json"), encoding="utf-8") as f:
                 cli_results = {k: v for k, v in json.load(f).items() if not k.startswith("_")}
-            if not close(cli_results, euler):
-                failures.append(f"{label}, euler: CLI {cli_results}\n  ours {euler}")
-            if close(euler, ours):
+            failures += [f"{label}, euler, CLI against run(): {m}"
+                         for m in compare_metrics(cli_results, euler)]
+            if not compare_metrics(euler, ours):
                 failures.append(f"{label}: nir_time='euler' changed nothing")
             print(("FAIL " if failures else "ok ") + label)
     if failures:
