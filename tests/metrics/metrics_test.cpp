@@ -164,6 +164,21 @@ TEST_CASE("static metrics count parameters, buffers and zero connection weights"
           0.3333);
 }
 
+TEST_CASE("connection sparsity divides in float32 before rounding, as NeuroBench does",
+          "[metrics][static]") {
+  NoModel model;
+  neurobench::ModuleInfo lin;
+  lin.path = "fc";
+  lin.type_name = "Linear";
+  auto w = torch::ones({5280});
+  w.slice(0, 0, 561).zero_();  // 561 / 5280 = 0.10625: 0.1062 in double, 0.1063 in float32
+  lin.parameters = {{"fc.weight", w}};
+  model.modules_ = {lin};
+  const auto layers = neurobench::Benchmark::default_layers();
+  REQUIRE(neurobench::metrics::ConnectionSparsity().compute(model, layers).get<double>() ==
+          0.1063);
+}
+
 TEST_CASE("connection sparsity of a model without connection weights is an error, not 0",
           "[metrics][static]") {
   NoModel model;
