@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -141,18 +142,53 @@ int memory_mode(const std::string& models_dir, int64_t steps, bool metrics) {
 // (`aten::...`) count too. Views (`lazy::view_copy`, `lazy::unsqueeze_copy`: the lazy device
 // names a view `..._copy`) launch nothing on CUDA and are left out; `_to_copy` and
 // `_copy_from` copy data and count.
-int64_t lazy_operators() {
+std::map<std::string, int64_t> lazy_operator_counts() {
   const auto is_view = [](const std::string& name) {
     if (name == "lazy::_to_copy" || name.rfind("lazy::_copy_from", 0) == 0) return false;
     return name.find("_copy") != std::string::npos;
   };
-  int64_t n = 0;
+  std::map<std::string, int64_t> counts;
   for (const std::string& name : torch::lazy::GetCounterNames()) {
     if (name.rfind("lazy::", 0) != 0 && name.rfind("aten::", 0) != 0) continue;
     if (is_view(name)) continue;
-    if (const torch::lazy::CounterData* c = torch::lazy::GetCounter(name)) n += c->Value();
+    if (const torch::lazy::CounterData* c = torch::lazy::GetCounter(name)) {
+      counts[name] = c->Value();
+    }
   }
+  return counts;
+}
+
+int64_t lazy_operators() {
+  int64_t n = 0;
+  for (const auto& [name, count] : lazy_operator_counts()) n += count;
   return n;
+}
+
+// Per step, the operators `run` records beyond what `baseline` records (both run once to warm
+// up, then once counted), most first.
+template <class Run, class Baseline>
+void print_added_operators(const Run& run, const Baseline& baseline, double steps) {
+  const auto counted = [](const auto& f) {
+    f();
+    const auto before = lazy_operator_counts();
+    f();
+    auto after = lazy_operator_counts();
+    for (auto& [name, count] : after) {
+      const auto it = before.find(name);
+      if (it != before.end()) count -= it->second;
+    }
+    return after;
+  };
+  const auto base = counted(baseline);
+  const auto with = counted(run);
+  std::vector<std::pair<double, std::string>> added;
+  for (const auto& [name, count] : with) {
+    const auto it = base.find(name);
+    const int64_t extra = count - (it == base.end() ? 0 : it->second);
+    if (extra != 0) added.emplace_back(static_cast<double>(extra) / steps, name);
+  }
+  std::sort(added.rbegin(), added.rend());
+  for (const auto& [per_step, name] : added) fmt::print("  {:>8.2f}  {}\n", per_step, name);
 }
 
 double median(std::vector<double> v) {
@@ -175,6 +211,8 @@ int main(int argc, char** argv) {
   std::string device_text = "cpu";
   std::string json_out;
   bool count_ops = false;
+  bool op_names = false;
+  std::vector<double> max_ops_ratio;
   app.add_option("--models", models_dir, "folder of cnn_relu.pt and snn_mlp.pt")
       ->capture_default_str();
   app.add_option("--repeats", repeats, "timed runs of each variant (median reported)")
@@ -195,6 +233,13 @@ int main(int argc, char** argv) {
   app.add_flag("--count-ops", count_ops,
                "with --device lazy: instead of timing, count the operators each variant records "
                "per timestep (what a GPU would launch)");
+  app.add_flag("--op-names", op_names,
+               "with --count-ops: also list the operators the metrics add to the harness, per "
+               "step");
+  app.add_option("--max-ops-ratio", max_ops_ratio,
+                 "with --count-ops: fail (exit 1) when a workload's metrics record more than this "
+                 "many times the bare forward's operators; one ratio per workload (CNN, SNN)")
+      ->delimiter(',');
   CLI11_PARSE(app, argc, argv);
   if (memory_steps > 0) return memory_mode(models_dir, memory_steps, !memory_bare);
   const c10::Device device = neurobench::resolved_device(neurobench::parse_device(device_text));
@@ -235,6 +280,7 @@ int main(int argc, char** argv) {
   fmt::print("{:<46} {:>7} {:>10} {:>10} {:>10} {:>10} {:>8} {:>8} {:>8}\n", "workload",
              "threads", "bare s", "harness s", "metrics s", "latency s", "harness", "metrics",
              "latency");
+  bool failed = false;
   for (const auto& w : workloads) {
     // torch::jit::load maps onto the CPU and CUDA; onto the lazy device, TorchScriptModel
     // moves every tensor the module holds (torch::jit::Module::to cannot move onto it).
@@ -269,6 +315,16 @@ int main(int argc, char** argv) {
           "{:<46} operators per step: bare {:.1f}, harness {:.1f}, metrics {:.1f} "
           "({:.2f}x bare)\n",
           w.name, bare_ops, harness_ops, metrics_ops, metrics_ops / bare_ops);
+      const std::size_t index = static_cast<std::size_t>(&w - workloads.data());
+      if (index < max_ops_ratio.size() && metrics_ops > max_ops_ratio[index] * bare_ops) {
+        fmt::print(stderr, "FAIL {}: the metrics record {:.2f}x the bare forward's operators, "
+                   "more than {:.2f}x\n", w.name, metrics_ops / bare_ops, max_ops_ratio[index]);
+        failed = true;
+      }
+      if (op_names) {
+        print_added_operators([&] { time_benchmark(model, w, w.metrics, nullptr, device); },
+                              [&] { time_benchmark(model, w, {}, nullptr, device); }, steps);
+      }
       continue;
     }
     for (const int t : threads) {
@@ -307,5 +363,5 @@ int main(int argc, char** argv) {
              "forward pass)\n",
              repeats);
   if (!json_out.empty()) neurobench::write_output_file(json_out, report.dump(2) + "\n");
-  return 0;
+  return failed ? 1 : 0;
 }
