@@ -99,8 +99,7 @@ Counts SynapticOperations::State::linear_counts(const ConnectionCall& call) {
   auto& cache = detail::find_or_add(linear, call.layer);
   const WeightKey key = key_of(w);
   if (!(cache.key == key)) {
-    cache.nonzero_per_input.clear();
-    cache.nonzero_per_input_device = torch::Tensor();
+    cache = LinearCache{};
     cache.key = key;
   }
   const int64_t in = w.size(1);
@@ -108,6 +107,25 @@ Counts SynapticOperations::State::linear_counts(const ConnectionCall& call) {
   const int64_t rows = in == 0 ? 0 : x.numel() / in;
   Counts c;
   c.dense.host = rows * in * out;
+  if (!x.device().is_cpu() && x.numel() > 0) {
+    if (detail::DeviceTally* tally = detail::current_tally()) {
+      // Weighted per input feature by its non-zero weights, tiled over a sample's rows.
+      if (!cache.nonzero_per_input_cpu.defined()) {
+        cache.nonzero_per_input_cpu =
+            (w.to(torch::kCPU) != 0).sum(0, false, torch::kLong).contiguous();
+      }
+      const bool batched = x.dim() >= 2;
+      const int64_t rows_per_sample = batched ? rows / x.size(0) : rows;
+      torch::Tensor& weights = cache.per_sample[rows_per_sample];
+      if (!weights.defined()) {
+        weights = cache.nonzero_per_input_cpu.repeat({rows_per_sample}).contiguous();
+      }
+      if (auto handle = tally->add(x, batched, weights)) {
+        tallied.push_back(std::move(*handle));
+        return c;  // the dense count now, the effective one with the batch's tally
+      }
+    }
+  }
   if (!x.device().is_cpu()) {
     // On the device: the binarised input times the per-input counts, at the end of the batch.
     if (!cache.nonzero_per_input_device.defined()) {
@@ -173,11 +191,53 @@ torch::Tensor counting_conv(std::string_view op, const detail::ConvolutionArgs& 
   }
 }
 
+// count_kernel[0, g*in_per_group + j, k] = #{oc in group g : w[oc, j, k] != 0}, in `type`.
+torch::Tensor count_kernel_of(const torch::Tensor& w, int64_t groups, torch::ScalarType type) {
+  const int64_t in_per_group = w.size(1);
+  const int64_t out_per_group = w.size(0) / groups;
+  const torch::Tensor nz = (w != 0).to(type);
+  std::vector<int64_t> grouped_shape = {groups, out_per_group, in_per_group};
+  for (int64_t d = 2; d < w.dim(); ++d) grouped_shape.push_back(w.size(d));
+  const torch::Tensor per_channel = nz.reshape(grouped_shape).sum(1);  // (groups, in_pg, k...)
+  std::vector<int64_t> kernel_shape = {1, in_per_group * groups};
+  for (int64_t d = 2; d < w.dim(); ++d) kernel_shape.push_back(w.size(d));
+  return per_channel.reshape(kernel_shape).contiguous();
+}
+
+// For one sample of shape `sample` (C, spatial...): the weight of each input element, the
+// number of (output element, non-zero weight) pairs that read it, as int64 on the CPU (the
+// gradient of the counting convolution's sum: whole numbers in float64); and the sample's dense
+// count. Computed on the CPU from the float64 counting kernel.
+std::pair<torch::Tensor, int64_t> conv_per_sample(std::string_view op,
+                                                  const detail::ConvolutionArgs& conv,
+                                                  const torch::Tensor& kernel_cpu,
+                                                  c10::IntArrayRef sample, int64_t spatial,
+                                                  int64_t out_per_group) {
+  const c10::InferenceMode normal_tensors(/*enabled=*/false);  // autograd, inside a run
+  const torch::AutoGradMode grad(true);
+  const torch::Tensor kernel = kernel_cpu.clone();
+  std::vector<int64_t> shape = {1};
+  shape.insert(shape.end(), sample.begin(), sample.end());
+  const torch::Tensor x =
+      torch::zeros(shape, torch::TensorOptions().dtype(torch::kDouble)).requires_grad_(true);
+  counting_conv(op, conv, x, kernel, spatial).sum().backward();
+  const torch::Tensor weights = x.grad().reshape({-1}).to(torch::kLong).contiguous();
+  const torch::NoGradGuard no_grad;
+  const auto dense = static_cast<int64_t>(
+      counting_conv(op, conv, torch::ones(shape, torch::kDouble),
+                    torch::full_like(kernel, static_cast<double>(out_per_group)), spatial)
+          .sum()
+          .item<double>());
+  return {weights, dense};
+}
+
 }  // namespace
 
 // spec: Synaptic operations, Conv: one single-channel convolution of the binarised input with
 // the per-input-channel count of non-zero weights (stride, padding, dilation and groups kept);
-// the dense count depends only on the input shape and is cached.
+// the dense count depends only on the input shape and is cached. On a device inside a run, the
+// input goes to the run's tally weighted per element by that convolution's gradient: the same
+// sum, counted with the batch's other tensors.
 Counts SynapticOperations::State::conv_counts(const ConnectionCall& call) {
   const torch::Tensor& x = tensor_arg(call, 0, "input");
   const torch::Tensor& w = tensor_arg(call, 1, "weight");
@@ -194,31 +254,47 @@ Counts SynapticOperations::State::conv_counts(const ConnectionCall& call) {
     throw MetricError(fmt::format("SynapticOperations: layer '{}': unexpected weight shape {}",
                                   call.layer, shape_string(w)));
   }
-  const int64_t out_channels = w.size(0);
-  const int64_t in_per_group = w.size(1);
-  const int64_t in_channels = in_per_group * groups;
-  const int64_t out_per_group = out_channels / groups;
-
-  // Each output element of the counting convolutions is a whole number. On the CPU they are
-  // computed in float32 (exact below 2^24); on a device in float64, which no TF32 mode rounds.
-  const torch::ScalarType count_type = x.device().is_cpu() ? torch::kFloat : torch::kDouble;
+  const int64_t out_per_group = w.size(0) / groups;
   auto& cache = detail::find_or_add(conv, call.layer);
   const WeightKey key = key_of(w);
-  if (!(cache.key == key) || !cache.count_kernel.defined() ||
-      cache.count_kernel.scalar_type() != count_type) {
-    // count_kernel[0, g*in_per_group + j, k] = #{oc in group g : w[oc, j, k] != 0}
-    const torch::Tensor nz = (w != 0).to(count_type);
-    std::vector<int64_t> grouped_shape = {groups, out_per_group, in_per_group};
-    for (int64_t d = 2; d < w.dim(); ++d) grouped_shape.push_back(w.size(d));
-    torch::Tensor per_channel = nz.reshape(grouped_shape).sum(1);  // (groups, in_pg, k...)
-    std::vector<int64_t> kernel_shape = {1, in_channels};
-    for (int64_t d = 2; d < w.dim(); ++d) kernel_shape.push_back(w.size(d));
-    cache.count_kernel = per_channel.reshape(kernel_shape).contiguous();
-    cache.dense_by_shape.clear();
+  if (!(cache.key == key)) {
+    cache = ConvCache{};
     cache.key = key;
   }
 
   Counts c;
+  if (!x.device().is_cpu()) {
+    detail::DeviceTally* tally = detail::current_tally();
+    const bool batched = x.dim() == spatial + 2;
+    if (tally != nullptr && x.numel() > 0 && x.dim() >= spatial + 1) {
+      if (!cache.count_kernel_cpu.defined()) {
+        cache.count_kernel_cpu = count_kernel_of(w.to(torch::kCPU), groups, torch::kDouble);
+      }
+      const c10::IntArrayRef sample = batched ? x.sizes().slice(1) : x.sizes();
+      const std::vector<int64_t> sample_shape(sample.begin(), sample.end());
+      auto found = cache.per_sample.find(sample_shape);
+      if (found == cache.per_sample.end()) {
+        found =
+            cache.per_sample
+                .emplace(sample_shape, conv_per_sample(call.op, conv_args, cache.count_kernel_cpu,
+                                                       sample, spatial, out_per_group))
+                .first;
+      }
+      if (auto handle = tally->add(x, batched, found->second.first)) {
+        tallied.push_back(std::move(*handle));
+        c.dense.host = found->second.second * (batched ? x.size(0) : 1);
+        return c;
+      }
+    }
+  }
+
+  // Each output element of the counting convolutions is a whole number. On the CPU they are
+  // computed in float32 (exact below 2^24); on a device in float64, which no TF32 mode rounds.
+  const torch::ScalarType count_type = x.device().is_cpu() ? torch::kFloat : torch::kDouble;
+  if (!cache.count_kernel.defined() || cache.count_kernel.scalar_type() != count_type) {
+    cache.count_kernel = count_kernel_of(w, groups, count_type);
+    cache.dense_by_shape.clear();
+  }
   if (x.device().is_cpu()) {
     c.spiking = detail::spiking(x);
     // Each output element is an exact integer (far below 2^24); sum in double.
@@ -293,6 +369,17 @@ void SynapticOperations::State::count_kept() {
   const torch::Tensor all_spikes = spikes.size() == 1 ? spikes.front() : torch::cat(spikes);
   effective.add(all.sum());
   acs.add((all * all_spikes).sum());
+}
+
+// spec: Synaptic operations, as count_kept(): each call's effective count goes to ACs when its
+// input is spikes (every value -1, 0 or 1), to MACs otherwise.
+void SynapticOperations::State::count_tallied() {
+  for (const detail::TallyHandle& handle : tallied) {
+    const detail::TallyCounts& c = handle.counts();
+    effective.add(c.weighted);
+    if (c.not_spikes == 0) acs.add(c.weighted);
+  }
+  tallied.clear();
 }
 
 SynapticOperations::SynapticOperations() : state_(std::make_unique<State>()) {}
@@ -437,6 +524,7 @@ void SynapticOperations::update(const WorkloadInput& input) {
     return;
   }
   state_->samples += input.batch.size();
+  state_->count_tallied();
   state_->count_kept();
   // What a device counted in this batch, read once per batch.
   (void)state_->effective.value();

@@ -20,6 +20,7 @@
 #include <neurobench/metrics/count_sum.hpp>
 
 #include "metrics/counting.hpp"
+#include "metrics/device_tally.hpp"
 
 namespace neurobench::metrics {
 namespace synaptic {
@@ -125,6 +126,11 @@ struct SynapticOperations::State {
   int64_t kept_bytes = 0;
   void keep(std::string_view layer, Kept what, const torch::Tensor& input);
   void count_kept();
+  // Inside a run's layer hooks on a device, a Linear or convolution call's input goes to the
+  // run's tally instead (one count for every hook metric's tensors of the batch), weighted per
+  // input element by the non-zero weights that read it; counted into the sums by update().
+  std::vector<detail::TallyHandle> tallied;
+  void count_tallied();
 
   // Linear: per input feature, the number of non-zero weights that read it: as numbers for an
   // input on the CPU, as an int64 tensor on the weight's device for an input on a device.
@@ -132,6 +138,9 @@ struct SynapticOperations::State {
     WeightKey key;
     std::vector<int64_t> nonzero_per_input;
     torch::Tensor nonzero_per_input_device;
+    // For the tally: per input feature (int64, on the CPU), and tiled over a sample's rows.
+    torch::Tensor nonzero_per_input_cpu;
+    std::map<int64_t, torch::Tensor> per_sample;  // by rows per sample
   };
   std::map<std::string, LinearCache, std::less<>> linear;
 
@@ -141,6 +150,11 @@ struct SynapticOperations::State {
     WeightKey key;
     torch::Tensor count_kernel;  // (1, in_channels, k...)
     std::map<std::vector<int64_t>, int64_t> dense_by_shape;
+    // For an input on a device: the counting kernel on the CPU in float64, and per sample shape
+    // the weight of each input element (the non-zero weights of every output that reads it,
+    // int64 on the CPU) and the dense count of one sample.
+    torch::Tensor count_kernel_cpu;
+    std::map<std::vector<int64_t>, std::pair<torch::Tensor, int64_t>> per_sample;
   };
   std::map<std::string, ConvCache, std::less<>> conv;
 

@@ -6,6 +6,7 @@
 #include <neurobench/errors.hpp>
 
 #include "metrics/counting.hpp"
+#include "metrics/device_tally.hpp"
 #include "util/text.hpp"
 
 namespace neurobench {
@@ -49,6 +50,12 @@ void CountSum::add_nonzeros(const torch::Tensor& t, int64_t times) {
     host_ += detail::count_nonzero(t) * times;
     return;
   }
+  if (detail::DeviceTally* tally = detail::current_tally()) {
+    if (auto handle = tally->add(t, /*batched=*/t.dim() > 0)) {
+      tallied_.emplace_back(std::make_shared<const detail::TallyHandle>(std::move(*handle)), times);
+      return;
+    }
+  }
   kept_[times].nonzeros.push_back(t);
   kept_bytes_ += bytes_of(t);
   if (kept_bytes_ > kMaxKeptBytes) count_kept();
@@ -88,6 +95,8 @@ void CountSum::count_kept() const {
 }
 
 int64_t CountSum::value() const {
+  for (const auto& [handle, times] : tallied_) host_ += handle->counts().nonzeros * times;
+  tallied_.clear();
   if (!kept_.empty()) count_kept();
   if (pending_.defined()) {
     host_ += pending_.item<int64_t>();  // the one wait for the device
@@ -101,6 +110,7 @@ void CountSum::reset() {
   pending_ = torch::Tensor();
   kept_.clear();
   kept_bytes_ = 0;
+  tallied_.clear();
 }
 
 }  // namespace neurobench

@@ -8,6 +8,8 @@
 
 #include <neurobench/metrics/metric.hpp>
 
+#include "metrics/device_tally.hpp"
+
 namespace neurobench::detail {
 
 /// Connects a model's hooks to the metrics that observe layer events, for one run. Metric
@@ -52,6 +54,9 @@ class LayerProbe {
   std::vector<std::pair<std::string, torch::Tensor>> mem_before_;  // by layer path
   std::map<std::string, std::string, std::less<>> reset_mechanisms_;  // by layer path
   std::map<std::string, bool, std::less<>> state_given_;  // recurrent cells, by layer path
+  // On a device, what the hook metrics count of a batch is counted there at once.
+  DeviceTally tally_;
+  TallyScope tally_scope_{tally_};
 };
 
 /// Operators of connection layers, as TorchScript graphs call them.

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
@@ -12,6 +14,10 @@
 NEUROBENCH_API_BEGIN
 
 namespace neurobench {
+
+namespace detail {
+class TallyHandle;  // internal: a tensor counted with the rest of its batch
+}  // namespace detail
 
 /// A sum of counts that leaves what is counted on a device (a GPU) there until the sum is read:
 /// a hook metric adds a layer call's count without waiting for the device, and reads the sum
@@ -38,9 +44,10 @@ class CountSum {
   /// Adds the number of non-zero elements of `t`, times `times`. On the CPU they are counted at
   /// once. On a device `t` is kept, and every tensor kept is counted when the sum is next read,
   /// in one go: a few operators for all of them rather than a few for each (a hook runs at
-  /// every call of a layer, at every timestep). A kept tensor must not change in place before
-  /// then; NeuroBench's hooks keep the tensors of a batch in the same way. Past kMaxKeptBytes,
-  /// what is kept is counted on the device and let go.
+  /// every call of a layer, at every timestep). Inside a run's layer hooks, the tensors of every
+  /// metric's sums are counted together, in one go per batch. A kept tensor must not change in
+  /// place before then; NeuroBench's hooks keep the tensors of a batch in the same way. Past
+  /// kMaxKeptBytes, what is kept is counted on the device and let go.
   void add_nonzeros(const at::Tensor& t, int64_t times = 1);
   /// Adds the number of elements that differ between `before` and `after`, `(after - before) !=
   /// 0` (NaN counts), times `times`, as add_nonzeros() counts. Throws MetricError (`membrane
@@ -67,6 +74,8 @@ class CountSum {
   mutable at::Tensor pending_;  // the counts added on a device since the last value(), there
   mutable std::map<int64_t, Kept> kept_;
   mutable int64_t kept_bytes_ = 0;
+  // Tensors given to the run's tally (add_nonzeros() inside layer hooks), with their factors.
+  mutable std::vector<std::pair<std::shared_ptr<const detail::TallyHandle>, int64_t>> tallied_;
 };
 
 }  // namespace neurobench
