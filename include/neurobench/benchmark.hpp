@@ -42,6 +42,10 @@ struct MetricSet {
   /// a name given twice, or options the metric does not accept.
   [[nodiscard]] static MetricSet from_specs(const std::vector<MetricSpec>& static_specs,
                                             const std::vector<MetricSpec>& workload_specs);
+  /// Whether a run of these metrics with `options` reads its data: always, but for static
+  /// metrics alone (no workload or timing metric, no profile) with
+  /// RunOptions::static_only_reads_no_data.
+  [[nodiscard]] bool reads_data(const RunOptions& options) const;
 };
 
 /// Runs a model over a data set and computes static and workload metrics, the way NeuroBench's

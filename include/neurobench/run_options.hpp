@@ -85,6 +85,13 @@ struct RunOptions {
   /// preprocess(data)` uses only `input` (neurobench_cpp sets it). False: with the targets the
   /// pre-processing chain returns.
   bool targets_from_loader = false;
+  /// A run of static metrics alone (no workload or timing metric) reads no data: it does not
+  /// run the model over the data set (NeuroBench's `Benchmark.run` does, though no value
+  /// depends on it), scans only the model for NaN and Inf, and records no data digest;
+  /// `_run.data_read` is false, `samples` and `batches` 0. False (the default, and what
+  /// neurobench_cpp keeps, whose data loaders a user's script may count on being iterated):
+  /// the model runs over the data as in NeuroBench. `neurobench run`, configs and suites set it.
+  bool static_only_reads_no_data = false;
   /// A sharded run (docs/distributed.md): the processes it runs on. Each rank runs its
   /// contiguous shard of the batches (and of the timing batches); the metric states are merged
   /// in rank order, and every rank returns the results of the whole data set, with

@@ -258,6 +258,9 @@ py::dict run(const py::handle& config_text, const py::dict& parts) {
   // NeuroBench's metrics compare with the loader's targets, whatever the pre-processors return.
   nb::RunOptions options = config.run_options();
   options.targets_from_loader = true;
+  // NeuroBench iterates the loader even for static metrics alone: a script's seeded loaders
+  // and the random draws after the run count on it.
+  options.static_only_reads_no_data = false;
   run_parts_.options = options;
   std::optional<nb::PreparedRun> prepared;
   std::optional<nb::Results> results;

@@ -452,6 +452,7 @@ RunOptions BenchmarkConfig::run_options() const {
   options.profile.enabled = profile;
   options.profile.warmup = profile_warmup;
   options.profile.runs = profile_runs;
+  options.static_only_reads_no_data = true;
   return options;
 }
 

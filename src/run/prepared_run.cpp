@@ -18,6 +18,7 @@
 #include <neurobench/model/model.hpp>
 #include <neurobench/processors/processors.hpp>
 
+#include "data/unread_npz.hpp"
 #include "util/phase_clock.hpp"
 
 namespace neurobench {
@@ -78,8 +79,11 @@ MetricSet checked_metrics(const BenchmarkConfig& c, const RunParts& parts) {
   return metrics;
 }
 
-std::shared_ptr<Dataset> open_data(const BenchmarkConfig& c) {
+// `read`: false when the run will not read its data (MetricSet::reads_data): an `.npz` is then
+// opened only if something asks for its samples.
+std::shared_ptr<Dataset> open_data(const BenchmarkConfig& c, bool read) {
   if (c.dataset.empty()) {
+    if (!read) return std::make_shared<detail::UnreadNpzDataset>(c.data, c.npz_options());
     return std::make_shared<TensorDataset>(TensorDataset::from_npz(c.data, c.npz_options()));
   }
   DatasetOpenOptions open;
@@ -203,7 +207,9 @@ PreparedRun PreparedRun::from_config(const BenchmarkConfig& config, RunParts par
     nir_record = script->nir_record();
   }
   phases.restart();
-  std::shared_ptr<Dataset> data = parts.data != nullptr ? std::move(parts.data) : open_data(config);
+  const bool read = metrics.reads_data(options) || !parts.workload_metrics.empty();
+  std::shared_ptr<Dataset> data =
+      parts.data != nullptr ? std::move(parts.data) : open_data(config, read);
   if (!data_given) phases.lap("data_open_s");
 
   std::vector<std::string> given_pre, given_post;

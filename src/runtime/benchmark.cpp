@@ -79,6 +79,11 @@ MetricSet MetricSet::from_specs(const std::vector<MetricSpec>& static_specs,
   return set;
 }
 
+bool MetricSet::reads_data(const RunOptions& options) const {
+  return !options.static_only_reads_no_data || !workload_metrics.empty() ||
+         !timing_metrics.empty() || static_metrics.empty() || options.profile.enabled;
+}
+
 MetricSet MetricSet::from_names(const std::vector<std::string>& static_names,
                                 const std::vector<std::string>& workload_names) {
   std::vector<MetricSpec> static_specs;
@@ -178,7 +183,7 @@ Json describe_metrics(const MetricSet& set, const std::vector<std::string>& orde
 
 // NaN and Inf in the data or the weights run to the end without an error and spoil every metric:
 // say so before the run, or refuse to run.
-void check_inputs(const NeuroBenchModel& model, const Dataset& dataset, bool strict,
+void check_inputs(const NeuroBenchModel& model, const Dataset* dataset, bool strict,
                   detail::RunState& state) {
   const std::vector<detail::NonFiniteValues> found = detail::find_non_finite_inputs(model, dataset);
   if (found.empty()) return;
@@ -249,7 +254,13 @@ Results Benchmark::run(const RunOptions& options) {
   results.run["batch_size"] = s.loader.options().batch_size;
   if (const auto& seed = s.loader.options().shuffle_seed) results.run["shuffle_seed"] = *seed;
   if (const auto sha = s.model->source_sha256()) results.run["model_sha256"] = *sha;
-  if (const auto sha = s.loader.dataset().source_sha256()) results.run["data_sha256"] = *sha;
+  // A run of static metrics alone may leave the data unread (RunOptions): no value depends on it.
+  const bool data_read = s.metrics.reads_data(options);
+  if (!data_read) {
+    results.run["data_read"] = false;
+  } else if (const auto sha = s.loader.dataset().source_sha256()) {
+    results.run["data_sha256"] = *sha;
+  }
   if (results.environment.cores > 0 && results.environment.threads > results.environment.cores) {
     state.warn_once(fmt::format(
         "LibTorch runs {} intra-op threads on {} logical CPUs: the threads compete for the "
@@ -259,7 +270,7 @@ Results Benchmark::run(const RunOptions& options) {
   // Where the run's time goes, phase by phase (`_run.phases`); PreparedRun adds the model's load
   // and the data's opening before these.
   detail::PhaseClock phases;
-  check_inputs(*s.model, s.loader.dataset(), options.strict, state);
+  check_inputs(*s.model, data_read ? &s.loader.dataset() : nullptr, options.strict, state);
   phases.lap("input_scan_s");
   const std::vector<std::string> order = results_order(s.metrics);
   for (const auto& name : order) results.values[name] = nullptr;  // keeps the order asked for
@@ -282,8 +293,9 @@ Results Benchmark::run(const RunOptions& options) {
   move_model(*s.model, device);
   if (!device.is_cpu()) phases.lap("model_to_device_s");
   const detail::Tf32Scope tf32(device, options.tf32);
-  // The workload pass runs unless every workload metric asked for is a timing metric.
-  if (!s.metrics.workload_metrics.empty() || s.metrics.timing_metrics.empty()) {
+  // The workload pass runs unless every workload metric asked for is a timing metric, or the
+  // run leaves its data unread.
+  if (data_read && (!s.metrics.workload_metrics.empty() || s.metrics.timing_metrics.empty())) {
     detail::stop_if_requested([] { return std::string("after the static metrics"); });
     if (group != nullptr) {
       detail::sharded_workload_pass(in, s.metrics.workload_metrics, options, state, *group);

@@ -113,10 +113,12 @@ std::optional<NonFiniteValues> find_non_finite(const at::Tensor& tensor) {
 }
 
 std::vector<NonFiniteValues> find_non_finite_inputs(const NeuroBenchModel& model,
-                                                    const Dataset& dataset) {
+                                                    const Dataset* dataset) {
   std::vector<NonFiniteValues> out;
-  for (const auto& [name, array] : dataset.arrays()) {
-    scan(dataset.describe(), "array", name, array, out);
+  if (dataset != nullptr) {
+    for (const auto& [name, array] : dataset->arrays()) {
+      scan(dataset->describe(), "array", name, array, out);
+    }
   }
   const std::string source = model.describe();
   scan_model(source, "parameter", model.parameters(), out);

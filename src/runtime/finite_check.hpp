@@ -45,9 +45,9 @@ struct NonFiniteValues {
 /// look only at a tensor that holds some.
 [[nodiscard]] std::optional<NonFiniteValues> find_non_finite(const at::Tensor& tensor);
 
-/// The non-finite values in the dataset's arrays (Dataset::arrays()) and the model's parameters
-/// and buffers, in that order.
+/// The non-finite values in the dataset's arrays (Dataset::arrays(); none when `dataset` is
+/// null) and the model's parameters and buffers, in that order.
 [[nodiscard]] std::vector<NonFiniteValues> find_non_finite_inputs(const NeuroBenchModel& model,
-                                                                  const Dataset& dataset);
+                                                                  const Dataset* dataset);
 
 }  // namespace neurobench::detail

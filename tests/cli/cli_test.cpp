@@ -318,6 +318,40 @@ TEST_CASE("run records where its time went in _run.phases and prints it", "[cli]
   CHECK_THAT(r.out, !Catch::Contains("time by phase"));  // stdout: the table alone
 }
 
+TEST_CASE("a run of static metrics alone reads no data, and says so",
+          "[cli][phases]") {
+  neurobench::test::TempDir dir;
+  const auto json = dir / "out.json";
+  // NaN in the data: a run that reads it warns; one that does not, does not.
+  const auto data = nan_data(dir);
+  const auto static_only = run_cli(regressor_args(data) + " --metrics Footprint,ParameterCount" +
+                                   " --json " + q(json));
+  INFO(static_only.err);
+  REQUIRE(static_only.status == 0);
+  const auto results = nlohmann::json::parse(neurobench::test::read_file(json));
+  CHECK(results["_run"]["data_read"] == false);
+  CHECK_FALSE(results["_run"].contains("data_sha256"));
+  CHECK(results["_run"]["samples"] == 0);
+  CHECK_FALSE(results["_run"]["phases"].contains("workload_pass_s"));
+  CHECK(results["_run"]["model_sha256"] ==
+        neurobench::test::sha256sum(fixture("core/regressor.pt")));
+  CHECK_THAT(static_only.err, !Catch::Contains("non-finite"));
+  CHECK(results["Footprint"].get<int64_t>() > 0);
+  // A workload metric reads it: the digest, the scan, the samples.
+  const auto with_workload = run_cli(regressor_args(data) + " --metrics Footprint,MSE --json " +
+                                     q(json));
+  REQUIRE(with_workload.status == 0);
+  const auto read = nlohmann::json::parse(neurobench::test::read_file(json));
+  CHECK_FALSE(read["_run"].contains("data_read"));
+  CHECK(read["_run"]["data_sha256"] == neurobench::test::sha256sum(data));
+  CHECK(read["_run"]["samples"].get<int64_t>() > 0);
+  CHECK_THAT(with_workload.err, Catch::Contains("non-finite"));
+  // A data file that is not there is an error either way.
+  const auto missing = run_cli(regressor_args(dir / "missing.npz") + " --metrics Footprint");
+  CHECK(missing.status == 2);
+  CHECK_THAT(missing.err, Catch::Contains("missing.npz"));
+}
+
 TEST_CASE("NaN in the data is a warning recorded in _run, with --strict, exit 2 and no file",
           "[cli][integrity]") {
   neurobench::test::TempDir dir;

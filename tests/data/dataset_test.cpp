@@ -7,6 +7,7 @@
 #include <neurobench/data/dataloader.hpp>
 #include <neurobench/errors.hpp>
 
+#include "data/unread_npz.hpp"
 #include "file_digest.hpp"
 #include "io/npy_fixtures.hpp"
 #include "io/zip_bytes.hpp"
@@ -176,4 +177,25 @@ TEST_CASE("from_npz records the SHA-256 of the data file", "[data]") {
   REQUIRE(ds.source_sha256().has_value());
   CHECK(*ds.source_sha256() == neurobench::test::sha256sum(path));
   CHECK_FALSE(numbers(3)->source_sha256().has_value());
+}
+
+TEST_CASE("an unread npz knows its size from its targets and reads its arrays when asked",
+          "[data]") {
+  const auto path = neurobench::test::fixture("core/classifier.npz");
+  const neurobench::detail::UnreadNpzDataset unread(path, {});
+  CHECK(unread.describe() == path.string());
+  CHECK(unread.input_files() == std::vector<std::filesystem::path>{path});
+  CHECK(unread.size() == 10);
+  CHECK_FALSE(unread.read());  // the size came from 'targets' alone
+  const auto whole = TensorDataset::from_npz(path);
+  CHECK(unread.get({1, 3}).data.equal(whole.get({1, 3}).data));
+  CHECK(unread.read());
+  CHECK(unread.source_sha256() == whole.source_sha256());
+  CHECK(unread.arrays().size() == 2);
+  // What from_npz refuses, it refuses when read; a missing file at once.
+  const neurobench::detail::UnreadNpzDataset no_targets(
+      neurobench::test::fixture("core/no_targets.npz"), {});
+  CHECK_THROWS_WITH(no_targets.size(), Catch::Contains("'targets'"));
+  CHECK_THROWS_AS(neurobench::detail::UnreadNpzDataset(path.parent_path() / "missing.npz", {}),
+                  neurobench::InputError);
 }

@@ -213,8 +213,10 @@ def main():
         write(good, cases(work)[0][1], chain("fc", "lif"))
         wide = os.path.join(work, "wide.npz")
         np.savez(wide, data=np.zeros((4, 5, 9), F32), targets=np.zeros(4, np.int64))
+        # (A workload metric: a run of static metrics alone reads no data.)
         expect_error("run: data of the wrong shape", args.neurobench,
-                     ["run", "--model", good, "--data", wide, "--metrics", "Footprint", "-q"],
+                     ["run", "--model", good, "--data", wide, "--metrics",
+                      "Footprint,ActivationSparsity", "-q"],
                      ["inputs shaped (batch, 8)"], failures)
         expect_error("run: --nir-dt 0", args.neurobench,
                      ["run", "--model", good, "--data", data, "--nir-dt", "0", "--metrics", "Footprint",
