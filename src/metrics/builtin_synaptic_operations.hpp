@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// SynapticOperations' state and the helpers its two sources share: Linear and convolutions in
-// builtin_synaptic_operations.cpp, recurrent cells and layers in
-// builtin_synaptic_operations_recurrent.cpp. Private to src/metrics.
+// SynapticOperations' state and the helpers its sources share: Linear in
+// builtin_synaptic_operations.cpp, convolutions in builtin_synaptic_operations_conv.cpp,
+// recurrent cells and layers in builtin_synaptic_operations_recurrent.cpp. Private to
+// src/metrics.
 
 #include <cstddef>
 #include <cstdint>
@@ -48,6 +49,18 @@ struct Counts {
   detail::Count dense;
   detail::Flag spiking;  // spec: the input is spikes (every value -1, 0 or 1)
 };
+
+/// Runs `conv` of `input` with `kernel` (one output channel), honouring the layer's stride,
+/// padding (numbers or 'same'/'valid') and dilation; groups are folded into the kernel.
+torch::Tensor counting_conv(std::string_view op, const detail::ConvolutionArgs& conv,
+                            const torch::Tensor& input, const torch::Tensor& kernel,
+                            int64_t spatial);
+
+/// The effective count of `x` seen as (rows, features) on the CPU: the sum of `weights[f]`
+/// (int64, features) over its non-zero elements, in one pass; `spiking`: every value is -1, 0
+/// or 1.
+int64_t weighted_nonzeros(const torch::Tensor& x, int64_t rows, const torch::Tensor& weights,
+                          bool& spiking);
 
 /// A count held in a 0-dim tensor (a sum of whole numbers): read at once on the CPU and
 /// truncated as the reference's int() of it, left on its device as an int64 tensor elsewhere.
@@ -150,13 +163,18 @@ struct SynapticOperations::State {
     WeightKey key;
     torch::Tensor count_kernel;  // (1, in_channels, k...)
     std::map<std::vector<int64_t>, int64_t> dense_by_shape;
-    // For an input on a device: the counting kernel on the CPU in float64, and per sample shape
-    // the weight of each input element (the non-zero weights of every output that reads it,
-    // int64 on the CPU) and the dense count of one sample.
+    // For the one-pass count (on the CPU, and on a device with the run's tally): the counting
+    // kernel on the CPU in float64, and per sample shape the weight of each input element (the
+    // non-zero weights of every output that reads it, int64 on the CPU) and the dense count of
+    // one sample (conv_sample()).
     torch::Tensor count_kernel_cpu;
     std::map<std::vector<int64_t>, std::pair<torch::Tensor, int64_t>> per_sample;
   };
   std::map<std::string, ConvCache, std::less<>> conv;
+  const std::pair<torch::Tensor, int64_t>& conv_sample(ConvCache& cache, std::string_view op,
+                                                       const detail::ConvolutionArgs& conv,
+                                                       const torch::Tensor& w,
+                                                       c10::IntArrayRef sample);
 
   Counts linear_counts(const ConnectionCall& call);
   Counts conv_counts(const ConnectionCall& call);
