@@ -129,18 +129,21 @@ Counts SynapticOperations::State::linear_counts(const ConnectionCall& call) {
   const int64_t rows = in == 0 ? 0 : x.numel() / in;
   Counts c;
   c.dense.host = rows * in * out;
+  // Per input feature, the number of non-zero weights that read it (int64, on the CPU).
+  const auto per_input = [&]() -> const torch::Tensor& {
+    if (!cache.nonzero_per_input.defined()) {
+      cache.nonzero_per_input = (w.to(torch::kCPU) != 0).sum(0, false, torch::kLong).contiguous();
+    }
+    return cache.nonzero_per_input;
+  };
   if (!x.device().is_cpu() && x.numel() > 0) {
     if (detail::DeviceTally* tally = detail::current_tally()) {
       // Weighted per input feature by its non-zero weights, tiled over a sample's rows.
-      if (!cache.nonzero_per_input_cpu.defined()) {
-        cache.nonzero_per_input_cpu =
-            (w.to(torch::kCPU) != 0).sum(0, false, torch::kLong).contiguous();
-      }
       const bool batched = x.dim() >= 2;
       const int64_t rows_per_sample = batched ? rows / x.size(0) : rows;
       torch::Tensor& weights = cache.per_sample[rows_per_sample];
       if (!weights.defined()) {
-        weights = cache.nonzero_per_input_cpu.repeat({rows_per_sample}).contiguous();
+        weights = per_input().repeat({rows_per_sample}).contiguous();
       }
       if (auto handle = tally->add(x, batched, weights)) {
         tallied.push_back(std::move(*handle));
@@ -157,22 +160,11 @@ Counts SynapticOperations::State::linear_counts(const ConnectionCall& call) {
          x.reshape({rows, in}));
     return c;  // the dense count now, the effective one kept
   }
-  if (cache.nonzero_per_input.empty() && in > 0) {
-    const torch::Tensor per_input =
-        (w != 0).sum(0, false, torch::kLong).to(torch::kCPU).contiguous();
-    cache.nonzero_per_input.assign(per_input.data_ptr<int64_t>(),
-                                   per_input.data_ptr<int64_t>() + per_input.numel());
+  if (rows == 0) {
+    c.spiking.host = true;  // no value that is not a spike
+    return c;
   }
-  const torch::Tensor xc = x.contiguous();
-  const int64_t* per_input = cache.nonzero_per_input.data();
-  if (xc.scalar_type() == torch::kFloat) {
-    c.effective.host = linear_effective(xc.data_ptr<float>(), rows, in, per_input, c.spiking.host);
-  } else if (xc.scalar_type() == torch::kDouble) {
-    c.effective.host = linear_effective(xc.data_ptr<double>(), rows, in, per_input, c.spiking.host);
-  } else {
-    const torch::Tensor xd = xc.to(torch::kDouble).contiguous();
-    c.effective.host = linear_effective(xd.data_ptr<double>(), rows, in, per_input, c.spiking.host);
-  }
+  c.effective.host = synaptic::weighted_nonzeros(x, rows, per_input(), c.spiking.host);
   return c;
 }
 

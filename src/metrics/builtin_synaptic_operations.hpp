@@ -145,15 +145,13 @@ struct SynapticOperations::State {
   std::vector<detail::TallyHandle> tallied;
   void count_tallied();
 
-  // Linear: per input feature, the number of non-zero weights that read it: as numbers for an
-  // input on the CPU, as an int64 tensor on the weight's device for an input on a device.
+  // Linear: per input feature, the number of non-zero weights that read it: on the CPU for the
+  // one-pass count and the tally, on the weight's device for a device input counted without one.
   struct LinearCache {
     WeightKey key;
-    std::vector<int64_t> nonzero_per_input;
-    torch::Tensor nonzero_per_input_device;
-    // For the tally: per input feature (int64, on the CPU), and tiled over a sample's rows.
-    torch::Tensor nonzero_per_input_cpu;
-    std::map<int64_t, torch::Tensor> per_sample;  // by rows per sample
+    torch::Tensor nonzero_per_input;              // int64, on the CPU
+    torch::Tensor nonzero_per_input_device;       // int64, on the weight's device
+    std::map<int64_t, torch::Tensor> per_sample;  // tiled over a sample's rows, by their number
   };
   std::map<std::string, LinearCache, std::less<>> linear;
 
