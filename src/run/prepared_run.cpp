@@ -206,10 +206,15 @@ PreparedRun PreparedRun::from_config(const BenchmarkConfig& config, RunParts par
     stepwise = script->stepwise();  // a NIR graph runs step-wise whatever the config says
     nir_record = script->nir_record();
   }
+  for (const auto& make : parts.workload_metrics) {  // the caller's own, after the config's
+    std::unique_ptr<WorkloadMetric> m = make();
+    metrics.order.push_back(m->name());
+    metrics.workload_metrics.push_back(std::move(m));
+  }
   phases.restart();
-  const bool read = metrics.reads_data(options) || !parts.workload_metrics.empty();
-  std::shared_ptr<Dataset> data =
-      parts.data != nullptr ? std::move(parts.data) : open_data(config, read);
+  std::shared_ptr<Dataset> data = parts.data != nullptr
+                                      ? std::move(parts.data)
+                                      : open_data(config, metrics.reads_data(options));
   if (!data_given) phases.lap("data_open_s");
 
   std::vector<std::string> given_pre, given_post;
@@ -217,11 +222,6 @@ PreparedRun PreparedRun::from_config(const BenchmarkConfig& config, RunParts par
   for (const auto& p : config.pre) pre.push_back(made(parts.pre_processors, p, given_pre));
   std::vector<std::unique_ptr<PostProcessor>> post;
   for (const auto& p : config.post) post.push_back(made(parts.post_processors, p, given_post));
-  for (const auto& make : parts.workload_metrics) {
-    std::unique_ptr<WorkloadMetric> m = make();
-    metrics.order.push_back(m->name());
-    metrics.workload_metrics.push_back(std::move(m));
-  }
 
   LayerSetup layers = Benchmark::default_layers();
   if (!config.activation_modules.empty()) layers.activation_types = config.activation_modules;
