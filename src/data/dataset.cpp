@@ -13,6 +13,7 @@
 
 #include "data/rows.hpp"
 #include "io/input_file.hpp"
+#include "util/phase_clock.hpp"
 #include "util/sha256.hpp"
 #include "util/text.hpp"
 
@@ -85,7 +86,11 @@ TensorDataset TensorDataset::from_npz(const std::filesystem::path& path,
   torch::Tensor data = archive.read("data");
   torch::Tensor targets = archive.read("targets");
   TensorDataset dataset(std::move(data), std::move(targets), {}, path.string());
+  // A run's phases (`_run.phases`): the read, then what the digest took beyond it.
+  detail::PhaseClock* phases = detail::PhaseScope::current();
+  if (phases != nullptr) phases->lap("data_read_s");
   dataset.sha256_ = digest.get();
+  if (phases != nullptr) phases->lap("data_digest_s");
   dataset.files_ = {path};
   return dataset;
 }

@@ -179,13 +179,15 @@ std::string render(const Results& results, std::string_view format) {
   return results_format(format).write(results);
 }
 
-std::string render_phases(const Results& results) {
+std::string render_phases(const Results& results, std::optional<double> results_written_s) {
   const Json& run = results.run;
-  if (!run.contains("phases")) return "";
-  const std::string text = detail::phases_text(run["phases"]);
+  if (!run.contains("phases") || !run["phases"].is_object()) return "";
+  Json phases = run["phases"];
+  if (results_written_s) phases["results_written_s"] = *results_written_s;
+  const std::string text = detail::phases_text(phases);
   if (text.empty()) return "";
   double total = 0;
-  for (const auto& [key, v] : run["phases"].items()) total += v.is_number() ? v.get<double>() : 0;
+  for (const auto& [key, v] : phases.items()) total += v.is_number() ? v.get<double>() : 0;
   return fmt::format("time by phase: {} (together {:.3g} s)\n", text, total);
 }
 

@@ -303,6 +303,15 @@ Results Benchmark::run(const RunOptions& options) {
       detail::workload_pass(in, s.metrics.workload_metrics, options, state);
     }
     phases.lap("workload_pass_s");
+    // A sharded run's exchange of metric states (the wait for the slowest rank included) and
+    // their merge, as its own phase.
+    if (group != nullptr) {
+      const Json& d = results.run["distributed"];
+      if (d.is_object()) {
+        phases.split("workload_pass_s", "state_exchange_s",
+                     d.value("exchange_s", 0.0) + d.value("merge_s", 0.0));
+      }
+    }
   }
   if (!s.metrics.timing_metrics.empty()) {
     detail::stop_if_requested([] { return std::string("before the timing pass"); });

@@ -310,11 +310,16 @@ TEST_CASE("run records where its time went in _run.phases and prints it", "[cli]
     keys.push_back(key);
     CHECK(seconds.get<double>() >= 0);
   }
-  // In the order they happen; no profile, and the CPU needs no move.
-  CHECK(keys == std::vector<std::string>{"model_load_s", "data_open_s", "input_scan_s",
-                                         "static_metrics_s", "workload_pass_s",
+  // In the order they happen; no profile, and the CPU needs no move. The `.npz`'s opening is
+  // its read, then the wait for its digest.
+  CHECK(keys == std::vector<std::string>{"model_load_s", "data_read_s", "data_digest_s",
+                                         "input_scan_s", "static_metrics_s", "workload_pass_s",
                                          "timing_pass_s"});
   CHECK_THAT(r.err, Catch::Contains("time by phase: model load "));
+  CHECK_THAT(r.err, Catch::Contains(", data read "));
+  // The files' writing, which they cannot hold, is said last.
+  CHECK_THAT(r.err, Catch::Matches("(.|\\n)*, results written [0-9.e-]+ s \\(together [^\\n]*\\n$"));
+  CHECK_FALSE(phases.contains("results_written_s"));
   CHECK_THAT(r.out, !Catch::Contains("time by phase"));  // stdout: the table alone
 }
 
@@ -333,6 +338,8 @@ TEST_CASE("a run of static metrics alone reads no data, and says so",
   CHECK_FALSE(results["_run"].contains("data_sha256"));
   CHECK(results["_run"]["samples"] == 0);
   CHECK_FALSE(results["_run"]["phases"].contains("workload_pass_s"));
+  CHECK(results["_run"]["phases"].contains("data_open_s"));  // opened, not read: no digest
+  CHECK_FALSE(results["_run"]["phases"].contains("data_read_s"));
   CHECK(results["_run"]["model_sha256"] ==
         neurobench::test::sha256sum(fixture("core/regressor.pt")));
   CHECK_THAT(static_only.err, !Catch::Contains("non-finite"));

@@ -137,6 +137,14 @@ def check_run_metadata(name, one, many, world):
         failures.append(f"{name}, {world} processes: shards are not contiguous: {ends}")
     if any("host" not in r for r in d["ranks"]):
         failures.append(f"{name}, {world} processes: a rank has no host: {d['ranks']}")
+    # The exchange is a phase of its own, after this rank's workload pass.
+    phases = list(many["_run"].get("phases", {}))
+    if "workload_pass_s" in phases and (
+            phases[phases.index("workload_pass_s") + 1:][:1] != ["state_exchange_s"]):
+        failures.append(f"{name}, {world} processes: no state_exchange_s after the workload "
+                        f"pass in _run.phases: {phases}")
+    if "state_exchange_s" in one["_run"].get("phases", {}):
+        failures.append(f"{name}: one process records a state exchange")
 
 
 def run_case(name, args, work, worlds=(2, 4), timing=False):

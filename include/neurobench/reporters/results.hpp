@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -43,8 +44,11 @@ namespace neurobench {
 [[nodiscard]] std::string render_table(const Results& results);
 
 /// `_run.phases` in one line, `time by phase: model load 0.0192 s, ..., workload pass 0.0381 s
-/// (together 0.06 s)`; empty when the results have none (docs/cli.md).
-[[nodiscard]] std::string render_phases(const Results& results);
+/// (together 0.06 s)`; empty when the results have none (docs/cli.md). `results_written_s`,
+/// when given, comes last as `results written`: the time the results files took to write, which
+/// they cannot hold themselves.
+[[nodiscard]] std::string render_phases(const Results& results,
+                                        std::optional<double> results_written_s = std::nullopt);
 
 /// Writes `contents` to `path` as write_output_file() does (<neurobench/io/output_file.hpp>): a
 /// regular file whole or not at all, a device or FIFO in place. Its former name, kept for
