@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <map>
 #include <optional>
 #include <unordered_set>
@@ -242,24 +243,28 @@ struct TorchScriptModel::Impl {
     detail::reset_neuron_state(neurons_in(m));
   }
 
-  c10::IValue call(torch::jit::Module& m, const torch::Tensor& input, const std::string& what) {
-    return call_with(m, input, fmt::format("{} of shape {}", what, shape_string(input)));
+  // `what` names the input in messages, made only for one: "timestep 3 (data[:, 3])".
+  c10::IValue call(torch::jit::Module& m, const torch::Tensor& input,
+                   const std::function<std::string()>& what) {
+    return call_with(m, input,
+                     [&] { return fmt::format("{} of shape {}", what(), shape_string(input)); });
   }
 
-  // `what` names the input in messages: "a batch of shape [8, 20]".
-  c10::IValue call_with(torch::jit::Module& m, const c10::IValue& input, const std::string& what) {
+  // `what` names the input in messages, made only for one: "a batch of shape [8, 20]".
+  c10::IValue call_with(torch::jit::Module& m, const c10::IValue& input,
+                        const std::function<std::string()>& what) {
     try {
       return m.forward({input});
     } catch (const c10::Error& e) {
       rethrow_hook_exception();
-      throw InputError(fmt::format("{}: forward failed on {}: {}", description, what,
+      throw InputError(fmt::format("{}: forward failed on {}: {}", description, what(),
                                    last_line(e.what_without_backtrace())));
     } catch (const std::exception& e) {
       // The interpreter rethrows as a plain runtime_error with a TorchScript traceback; its last
       // line holds the cause.
       rethrow_hook_exception();
       throw InputError(
-          fmt::format("{}: forward failed on {}: {}", description, what, last_line(e.what())));
+          fmt::format("{}: forward failed on {}: {}", description, what(), last_line(e.what())));
     }
   }
 
@@ -275,7 +280,8 @@ struct TorchScriptModel::Impl {
     c10::InferenceMode guard;
     torch::jit::Module& m = active();
     ran_instrumented = instrumentation && &m == &instrumentation->module();
-    return predictions(call_with(m, input, "a batch of " + input.type()->annotation_str()));
+    return predictions(
+        call_with(m, input, [&] { return "a batch of " + input.type()->annotation_str(); }));
   }
 
   // A sequential data set's recording starts (NeuroBenchModel::reset_slots).
@@ -306,7 +312,7 @@ struct TorchScriptModel::Impl {
   }
 
   torch::Tensor forward_whole(torch::jit::Module& m, const torch::Tensor& batch) {
-    return predictions(call(m, batch, "a batch"));
+    return predictions(call(m, batch, [] { return std::string("a batch"); }));
   }
 
   // A model returning a tuple (spikes, membrane) gives its first element as predictions; the
@@ -336,8 +342,9 @@ struct TorchScriptModel::Impl {
     std::vector<torch::Tensor> spikes;
     spikes.reserve(static_cast<std::size_t>(steps));
     for (int64_t t = 0; t < steps; ++t) {
-      const c10::IValue out =
-          call(m, batch.select(1, t), fmt::format("timestep {} (data[:, {}])", t, t));
+      const c10::IValue out = call(m, batch.select(1, t), [t] {
+        return fmt::format("timestep {} (data[:, {}])", t, t);
+      });
       if (watch_state && t == 0) after_first.emplace(neurons);
       std::optional<torch::Tensor> step = first_tensor(out);
       if (!step) {
