@@ -152,7 +152,8 @@ LayerProbe::LayerProbe(NeuroBenchModel& model, const LayerSetup& setup,
   }
 
   if (!connection_metrics_.empty()) {
-    OperatorSelector where{connection_operators(), {}, /*after=*/false};
+    // After the operator, with its arguments: the input is still in the CPU's caches.
+    OperatorSelector where{connection_operators(), {}, /*after=*/false, /*args_after=*/true};
     if (!inlined) {
       where.within = ModuleSelector::by_type(setup.connection_types);
       const bool any = std::any_of(modules.begin(), modules.end(), [&](const ModuleInfo& m) {

@@ -17,7 +17,8 @@ std::string plan_key(const std::vector<RegisteredHook>& hooks) {
     key += ";";
   };
   for (const auto& h : hooks) {
-    key += std::to_string(static_cast<int>(h.kind)) + (h.ops.after ? "a" : "b") + "|";
+    key += std::to_string(static_cast<int>(h.kind)) +
+           (h.ops.after ? "a" : (h.ops.args_after ? "c" : "b")) + "|";
     list(h.modules.paths);
     list(h.modules.type_names);
     list(h.ops.ops);
@@ -29,6 +30,12 @@ std::string plan_key(const std::vector<RegisteredHook>& hooks) {
 }
 
 namespace {
+
+// Where a hook's observer stands: `after` wins over `args_after`.
+SiteKind site_kind(const OperatorSelector& ops) {
+  if (ops.after) return SiteKind::OperatorAfter;
+  return ops.args_after ? SiteKind::OperatorArgsAfter : SiteKind::OperatorBefore;
+}
 
 void collect_nodes(torch::jit::Block* block, const std::unordered_set<std::string>& ops,
                    std::vector<torch::jit::Node*>& out) {
@@ -126,8 +133,8 @@ void Instrumentation::fire(const Site& site, const c10::IValue& self, const c10:
         break;
       case SiteKind::OperatorBefore:
       case SiteKind::OperatorAfter:
-        if (hook.kind == RegisteredHook::Kind::Operator &&
-            hook.ops.after == (site.kind == SiteKind::OperatorAfter) &&
+      case SiteKind::OperatorArgsAfter:
+        if (hook.kind == RegisteredHook::Kind::Operator && site_kind(hook.ops) == site.kind &&
             std::find(hook.ops.ops.begin(), hook.ops.ops.end(), site.op) != hook.ops.ops.end()) {
           const std::string_view site_name =
               site.inline_name.empty() ? std::string_view(info.path) : site.inline_name;
@@ -165,7 +172,10 @@ std::map<c10::ClassType*, Instrumentation::Needs> Instrumentation::needs_by_type
       if (hook.kind == RegisteredHook::Kind::Pre) n.entry = true;
       if (hook.kind == RegisteredHook::Kind::Post) n.exit = true;
       if (hook.kind == RegisteredHook::Kind::Operator) {
-        auto& set = hook.ops.after ? n.ops_after : n.ops_before;
+        const SiteKind kind = site_kind(hook.ops);
+        auto& set = kind == SiteKind::OperatorAfter       ? n.ops_after
+                    : kind == SiteKind::OperatorArgsAfter ? n.ops_args_after
+                                                          : n.ops_before;
         set.insert(hook.ops.ops.begin(), hook.ops.ops.end());
       }
     }
@@ -194,6 +204,7 @@ void Instrumentation::observe_operators(torch::jit::Graph& g, const Needs& n,
   torch::jit::Value* self = g.inputs().at(0);
   std::unordered_set<std::string> all_ops = n.ops_before;
   all_ops.insert(n.ops_after.begin(), n.ops_after.end());
+  all_ops.insert(n.ops_args_after.begin(), n.ops_args_after.end());
   std::vector<torch::jit::Node*> nodes;
   if (!all_ops.empty()) inline_function_calls(g);
   collect_nodes(g.block(), all_ops, nodes);
@@ -206,6 +217,14 @@ void Instrumentation::observe_operators(torch::jit::Graph& g, const Needs& n,
       site->index = counter.index;
       site->inline_name = inline_name;
       torch::jit::WithInsertPoint guard(node);
+      torch::jit::Value* args = g.insertNode(g.createTuple(node->inputs()))->output();
+      insert_observe(g, self, args, site);
+    }
+    if (n.ops_args_after.count(op) != 0) {
+      Site* site = new_site(SiteKind::OperatorArgsAfter, op);
+      site->index = counter.index;
+      site->inline_name = inline_name;
+      torch::jit::WithInsertPoint guard(node->next());
       torch::jit::Value* args = g.insertNode(g.createTuple(node->inputs()))->output();
       insert_observe(g, self, args, site);
     }

@@ -74,7 +74,7 @@ class Instrumentation {
   // What the hooks need in the methods of one class type.
   struct Needs {
     bool entry = false, exit = false;
-    std::unordered_set<std::string> ops_before, ops_after;
+    std::unordered_set<std::string> ops_before, ops_after, ops_args_after;
   };
   // Numbers operator call sites across the whole model.
   struct SiteCounter {

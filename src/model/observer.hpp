@@ -24,7 +24,8 @@ inline constexpr const char* kObserveOp = "neurobench::observe";
 inline constexpr std::uint64_t kSiteMagic = 0x6e6575726f62656eULL;
 
 /// Where in a graph an observer call stands.
-enum class SiteKind { ModuleEntry, ModuleExit, OperatorBefore, OperatorAfter };
+/// OperatorArgsAfter: after the operator, with its arguments (OperatorSelector::args_after).
+enum class SiteKind { ModuleEntry, ModuleExit, OperatorBefore, OperatorAfter, OperatorArgsAfter };
 
 /// One observer call site; its address is the `site` argument of the call.
 struct Site {

@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -585,6 +587,41 @@ TEST_CASE("an operator hook run after the operator sees its output", "[hooks][op
     INFO(call.site);
     CHECK(call.args.empty());
     CHECK(close(call.output, recorded_output(calls, call.module)));
+  }
+}
+
+TEST_CASE("an operator hook with args_after runs after the operator and sees its arguments",
+          "[hooks][operators]") {
+  const auto json = expected("mlp.json");
+  const auto& calls = json.at("calls");
+  TorchScriptModel model(neurobench::test::model_fixture("mlp_scripted.pt"));
+  std::vector<std::pair<std::string, SeenOp>> got;  // (which hook, the call)
+  const auto within = ModuleSelector::by_type({"Linear"});
+  const auto keep = [&](const char* which) {
+    return [&got, which](const OperatorCall& call) { got.emplace_back(which, seen(call)); };
+  };
+  OperatorSelector args_after{{"aten::linear"}, within, false};
+  args_after.args_after = true;
+  model.register_operator_hook(args_after, keep("args after"));
+  model.register_operator_hook({{"aten::linear"}, within, false}, keep("before"));
+  model.register_operator_hook({{"aten::linear"}, within, true}, keep("after"));
+  CHECK(close(model.forward(tensor_of(json.at("input"))), tensor_of(json.at("output"))));
+  REQUIRE(got.size() == 3 * kMlpLinears.size());
+  for (std::size_t i = 0; i < kMlpLinears.size(); ++i) {
+    INFO(kMlpLinears[i]);
+    // Each Linear's before-hook, then the two after it, before the next Linear's.
+    const auto& before = got[3 * i];
+    CHECK(before.first == "before");
+    std::map<std::string, const SeenOp*> later;
+    for (std::size_t k = 1; k < 3; ++k) later[got[3 * i + k].first] = &got[3 * i + k].second;
+    REQUIRE(later.count("args after") == 1);
+    REQUIRE(later.count("after") == 1);
+    const SeenOp& a = *later["args after"];
+    CHECK(a.site == kMlpLinears[i]);
+    CHECK_FALSE(a.output.defined());
+    REQUIRE(a.args.size() == before.second.args.size());
+    CHECK(close(a.args.at(0).toTensor(), recorded_input(calls, kMlpLinears[i])));
+    CHECK(close(a.args.at(1).toTensor(), before.second.args.at(1).toTensor()));
   }
 }
 

@@ -77,6 +77,11 @@ struct OperatorSelector {
   std::vector<std::string> ops;  ///< Qualified operator names, e.g. `aten::linear`.
   ModuleSelector within;         ///< Only in the code of these modules; empty: anywhere.
   bool after = false;            ///< Run after the operator (sees its output) instead of before.
+  /// With `after` false: run just after the operator instead of just before it, still seeing
+  /// its arguments. For an operator that leaves its arguments as they were (`aten::linear`,
+  /// the convolutions), the same values, read while the CPU's caches still hold them: the
+  /// connection hooks of NeuroBench's metrics use it.
+  bool args_after = false;
 };
 
 /// Identifies a registered hook, for removal.
