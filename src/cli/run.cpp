@@ -426,9 +426,8 @@ int run_command(const BenchmarkConfig& c, const std::string& config_file,
   write_results(results, files, c.profile_csv);
   // Beside the progress, not in the table; with the writing, which the files cannot hold.
   if (!c.quiet) {
-    std::cerr << render_phases(results, std::chrono::duration<double>(
-                                            std::chrono::steady_clock::now() - writing)
-                                            .count());
+    std::cerr << render_phases(
+        results, std::chrono::duration<double>(std::chrono::steady_clock::now() - writing).count());
   }
   return results.ok() ? kExitOk : kExitMetricFailed;
 }

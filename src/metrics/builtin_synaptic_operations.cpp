@@ -16,6 +16,7 @@
 
 #include "metrics/builtin_synaptic_operations.hpp"
 #include "metrics/counting.hpp"
+#include "util/widest_vectors.hpp"
 
 namespace neurobench::metrics {
 
@@ -69,9 +70,10 @@ namespace {
 // Branch-free, so that the compiler can vectorise it: spikes make branches unpredictable.
 // Row r starts at `x + r * row_stride`; its `in` values are contiguous.
 template <class T>
-inline __attribute__((always_inline)) int64_t linear_effective_body(
-    const T* x, int64_t rows, int64_t row_stride, int64_t in, const int64_t* per_input,
-    bool& spiking) {
+inline __attribute__((always_inline)) int64_t linear_effective_body(const T* x, int64_t rows,
+                                                                    int64_t row_stride, int64_t in,
+                                                                    const int64_t* per_input,
+                                                                    bool& spiking) {
   int64_t total = 0;
   int64_t not_binary = 0;
   for (int64_t r = 0; r < rows; ++r) {
@@ -87,16 +89,7 @@ inline __attribute__((always_inline)) int64_t linear_effective_body(
   return total;
 }
 
-// The pass compiled for AVX-512 and AVX2 too, the widest the CPU has chosen when the library
-// loads (GCC's function multi-versioning): 2.4x faster than the baseline's SSE2 on a spiking
-// MLP's inputs. Other compilers build the baseline alone.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define NEUROBENCH_WIDEST_VECTORS \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define NEUROBENCH_WIDEST_VECTORS
-#endif
-
+// The pass for the CPU's widest vectors, float and double.
 NEUROBENCH_WIDEST_VECTORS
 int64_t linear_effective(const float* x, int64_t rows, int64_t row_stride, int64_t in,
                          const int64_t* per_input, bool& spiking) {
@@ -108,8 +101,6 @@ int64_t linear_effective(const double* x, int64_t rows, int64_t row_stride, int6
                          const int64_t* per_input, bool& spiking) {
   return linear_effective_body(x, rows, row_stride, in, per_input, spiking);
 }
-
-#undef NEUROBENCH_WIDEST_VECTORS
 
 }  // namespace
 

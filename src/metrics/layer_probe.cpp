@@ -176,15 +176,17 @@ LayerProbe::LayerProbe(NeuroBenchModel& model, const LayerSetup& setup,
             state_given_[call.module.path] = given;
           }));
     }
-    handles_.push_back(model.register_operator_hook(where, [this](const OperatorCall& call) {
-      const std::string_view type = model_.is_inlined() ? call.op : call.module.type_name;
-      ConnectionCall event{call.site, type, call.op, call.args};
-      if (call.op.size() > 5 && call.op.substr(call.op.size() - 5) == "_cell") {
-        const auto found = state_given_.find(call.module.path);
-        if (found != state_given_.end()) event.state_given = found->second;
-      }
-      dispatch_connection(event);
-    }));
+    // `inlined` as found above: is_inlined() walks the module, too slow for every call.
+    handles_.push_back(
+        model.register_operator_hook(where, [this, inlined](const OperatorCall& call) {
+          const std::string_view type = inlined ? call.op : call.module.type_name;
+          ConnectionCall event{call.site, type, call.op, call.args};
+          if (call.op.size() > 5 && call.op.substr(call.op.size() - 5) == "_cell") {
+            const auto found = state_given_.find(call.module.path);
+            if (found != state_given_.end()) event.state_given = found->second;
+          }
+          dispatch_connection(event);
+        }));
   }
 
   // Anywhere in the model: the operator hook of its own sees each call site once, whatever the

@@ -342,9 +342,8 @@ struct TorchScriptModel::Impl {
     std::vector<torch::Tensor> spikes;
     spikes.reserve(static_cast<std::size_t>(steps));
     for (int64_t t = 0; t < steps; ++t) {
-      const c10::IValue out = call(m, batch.select(1, t), [t] {
-        return fmt::format("timestep {} (data[:, {}])", t, t);
-      });
+      const c10::IValue out = call(m, batch.select(1, t),
+                                   [t] { return fmt::format("timestep {} (data[:, {}])", t, t); });
       if (watch_state && t == 0) after_first.emplace(neurons);
       std::optional<torch::Tensor> step = first_tensor(out);
       if (!step) {

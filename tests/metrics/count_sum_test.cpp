@@ -161,3 +161,30 @@ TEST_CASE("spikes are told from other inputs alike on the CPU and on a device",
     CHECK(flags.equal(torch::tensor({c.spikes, true, c.spikes})));
   }
 }
+
+TEST_CASE("the CPU's counting loops agree with LibTorch at every length and position",
+          "[metrics][count_sum]") {
+  // Lengths around the vector widths and the spike test's blocks of 256; the one value that is
+  // not a spike anywhere, the last element included.
+  for (const int64_t n : {1, 7, 8, 15, 16, 17, 255, 256, 257, 1001}) {
+    for (const auto dtype : {torch::kFloat, torch::kDouble}) {
+      const torch::Tensor spikes = (torch::rand({n}) < 0.3).to(dtype) * 2 - 1;  // -1 and 1
+      const torch::Tensor sparse = spikes * (torch::rand({n}) < 0.5).to(dtype);
+      INFO("n " << n << ", " << dtype);
+      CHECK(neurobench::detail::count_nonzero(sparse) == sparse.count_nonzero().item<int64_t>());
+      const torch::Tensor other = sparse.clone();
+      other[n - 1] = 0.5;
+      CHECK(neurobench::detail::count_changed(sparse, other) == 1);
+      CHECK(neurobench::detail::count_changed(sparse, sparse) == 0);
+      CHECK(neurobench::detail::is_spiking(sparse));
+      for (const int64_t at : {int64_t{0}, n / 2, n - 1}) {
+        torch::Tensor t = sparse.clone();
+        t[at] = 0.25;
+        CHECK_FALSE(neurobench::detail::is_spiking(t));
+        t[at] = std::nan("");
+        CHECK_FALSE(neurobench::detail::is_spiking(t));
+        CHECK(neurobench::detail::count_nonzero(t) == t.count_nonzero().item<int64_t>());
+      }
+    }
+  }
+}
