@@ -57,6 +57,13 @@ std::string last_line(const std::string& message) {
                         end + 1 - (start == std::string::npos ? 0 : start + 1));
 }
 
+// A failed call's cause: the last line of a c10::Error without its backtrace, or of the
+// interpreter's plain runtime_error, whose TorchScript traceback ends with the cause.
+std::string cause_of(const std::exception& e) {
+  const auto* error = dynamic_cast<const c10::Error*>(&e);
+  return last_line(error != nullptr ? error->what_without_backtrace() : e.what());
+}
+
 // A tensor result, or the first element of a tuple result when it is a tensor.
 std::optional<torch::Tensor> first_tensor(const c10::IValue& out) {
   if (out.isTensor()) return out.toTensor();
@@ -255,16 +262,10 @@ struct TorchScriptModel::Impl {
                         const std::function<std::string()>& what) {
     try {
       return m.forward({input});
-    } catch (const c10::Error& e) {
-      rethrow_hook_exception();
-      throw InputError(fmt::format("{}: forward failed on {}: {}", description, what(),
-                                   last_line(e.what_without_backtrace())));
     } catch (const std::exception& e) {
-      // The interpreter rethrows as a plain runtime_error with a TorchScript traceback; its last
-      // line holds the cause.
       rethrow_hook_exception();
       throw InputError(
-          fmt::format("{}: forward failed on {}: {}", description, what(), last_line(e.what())));
+          fmt::format("{}: forward failed on {}: {}", description, what(), cause_of(e)));
     }
   }
 
@@ -292,15 +293,10 @@ struct TorchScriptModel::Impl {
     if (!method) return;
     try {
       (*method)({mask.to(device)});
-    } catch (const c10::Error& e) {
-      rethrow_hook_exception();
-      throw InputError(fmt::format("{}: reset_slots(mask) failed on a mask of shape {}: {}",
-                                   description, shape_string(mask),
-                                   last_line(e.what_without_backtrace())));
     } catch (const std::exception& e) {
       rethrow_hook_exception();
       throw InputError(fmt::format("{}: reset_slots(mask) failed on a mask of shape {}: {}",
-                                   description, shape_string(mask), last_line(e.what())));
+                                   description, shape_string(mask), cause_of(e)));
     }
   }
 
@@ -596,7 +592,6 @@ void TorchScriptModel::set_buffers(const std::vector<NamedTensor>& buffers) {
     if (impl_->instrumentation) (void)set_buffer(impl_->instrumentation->module(), b.name, value, why);
   }
 }
-
 
 const TorchScriptOptions& TorchScriptModel::options() const { return impl_->options; }
 
