@@ -141,8 +141,56 @@ void FileReader::read(void* destination, std::uint64_t count) {
   offset_ += count;
 }
 
-torch::Tensor read_npy(ByteReader& source, std::uint64_t size, const std::string& where,
-                       NpyTrailingBytes trailing) {
+namespace {
+
+// The next `count` bytes of `source`, read and dropped, a MiB at a time.
+void skip_bytes(ByteReader& source, std::uint64_t count) {
+  std::vector<std::uint8_t> scratch(
+      static_cast<std::size_t>(std::min<std::uint64_t>(count, std::uint64_t{1} << 20)));
+  while (count > 0) {
+    const std::uint64_t piece = std::min<std::uint64_t>(count, scratch.size());
+    source.read(scratch.data(), piece);
+    count -= piece;
+  }
+}
+
+// Rows that the array of `shape` has.
+void check_rows(const std::vector<std::int64_t>& shape, const NpyRows& rows,
+                const std::string& where) {
+  if (shape.empty()) {
+    throw InputError(fmt::format("{}: rows [{}, {}) asked for, but the array is a scalar", where,
+                                 rows.first, rows.end));
+  }
+  if (rows.first < 0 || rows.first > rows.end || rows.end > shape.front()) {
+    throw InputError(fmt::format("{}: rows [{}, {}) asked for, but the array has {} (shape {})",
+                                 where, rows.first, rows.end, shape.front(),
+                                 numpy_shape_string(shape)));
+  }
+}
+
+// The rows of an array in C order read from `source`, positioned at its data: those before them
+// read through, theirs into a new tensor, those after them read through.
+torch::Tensor read_rows(ByteReader& source, const NpyHeader& header, const NpyRows& rows,
+                        const std::string& where) {
+  const std::int64_t n = header.shape.front();
+  const std::uint64_t row_bytes = n == 0 ? 0 : header.nbytes / static_cast<std::uint64_t>(n);
+  NpyHeader part = header;
+  part.shape.front() = rows.end - rows.first;
+  part.numel = n == 0 ? 0
+                      : header.numel / static_cast<std::uint64_t>(n) *
+                            static_cast<std::uint64_t>(rows.end - rows.first);
+  part.nbytes = row_bytes * static_cast<std::uint64_t>(rows.end - rows.first);
+  skip_bytes(source, row_bytes * static_cast<std::uint64_t>(rows.first));
+  torch::Tensor stored = allocate_for(part, where);
+  source.read(part.nbytes > 0 ? stored.data_ptr() : nullptr, part.nbytes);
+  skip_bytes(source, row_bytes * static_cast<std::uint64_t>(n - rows.end));
+  return finish_tensor(std::move(stored), part, where);
+}
+
+// The header of the .npy array in the next `size` bytes of `source`, checked against `size`;
+// `source` is left at its data.
+NpyHeader read_header(ByteReader& source, std::uint64_t size, const std::string& where,
+                      NpyTrailingBytes trailing) {
   std::uint8_t prefix[kNpyPrefixSize] = {};
   const std::uint64_t prefix_size = std::min<std::uint64_t>(size, kNpyPrefixSize);
   source.read(prefix, prefix_size);
@@ -168,9 +216,27 @@ torch::Tensor read_npy(ByteReader& source, std::uint64_t size, const std::string
 
   // A header shorter than 2 bytes never parses, so the data start after the prefix read above.
   assert(layout.data_offset >= prefix_size);
+  return header;
+}
+
+}  // namespace
+
+torch::Tensor read_npy(ByteReader& source, std::uint64_t size, const std::string& where,
+                       NpyTrailingBytes trailing, const std::optional<NpyRows>& rows) {
+  const NpyHeader header = read_header(source, size, where, trailing);
+  if (rows) check_rows(header.shape, *rows, where);
+  // Rows of a C-order array are contiguous; a Fortran-order one is read whole, then cut.
+  if (rows && !header.fortran_order) return read_rows(source, header, *rows, where);
   torch::Tensor stored = allocate_for(header, where);
   source.read(header.nbytes > 0 ? stored.data_ptr() : nullptr, header.nbytes);
-  return finish_tensor(std::move(stored), header, where);
+  torch::Tensor array = finish_tensor(std::move(stored), header, where);
+  if (!rows) return array;
+  return array.narrow(0, rows->first, rows->end - rows->first).clone();
+}
+
+std::vector<std::int64_t> read_npy_shape(ByteReader& source, std::uint64_t size,
+                                         const std::string& where, NpyTrailingBytes trailing) {
+  return read_header(source, size, where, trailing).shape;
 }
 
 NpyBlob prepare_npy(const torch::Tensor& array, const std::string& where) {

@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <ATen/core/Tensor.h>
 
@@ -44,12 +46,27 @@ enum class NpyTrailingBytes {
   Refuse,  ///< Throw before allocating: an .npz entry holds exactly one header and its data.
 };
 
+/// Rows [first, end) along an array's first dimension.
+struct NpyRows {
+  std::int64_t first = 0;
+  std::int64_t end = 0;
+};
+
 /// Reads the .npy array held in the next `size` bytes of `source` into a new C-contiguous tensor.
 /// Reads no further than the data the header describes: later bytes are left unread (or refused,
 /// as `trailing` says). Allocates only after the header has been checked against `size`. Throws
-/// InputError prefixed with `where`.
+/// InputError prefixed with `where`. With `rows`, keeps only those rows of the array: the data
+/// before and after them are read through (so that a reader can still check the whole), but
+/// only the rows' memory is allocated; rows outside the array are an InputError.
 [[nodiscard]] at::Tensor read_npy(ByteReader& source, std::uint64_t size, const std::string& where,
-                                  NpyTrailingBytes trailing = NpyTrailingBytes::Ignore);
+                                  NpyTrailingBytes trailing = NpyTrailingBytes::Ignore,
+                                  const std::optional<NpyRows>& rows = std::nullopt);
+
+/// The shape the .npy header in the next `size` bytes of `source` states, checked as read_npy
+/// checks it; the data are left unread.
+[[nodiscard]] std::vector<std::int64_t> read_npy_shape(
+    ByteReader& source, std::uint64_t size, const std::string& where,
+    NpyTrailingBytes trailing = NpyTrailingBytes::Ignore);
 
 /// A tensor ready to be written as .npy: its header and its contiguous little-endian data.
 struct NpyBlob {

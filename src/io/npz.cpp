@@ -358,6 +358,23 @@ struct NpzArchive::Impl {
     for (const auto& name : names) out += (out.empty() ? "" : ", ") + printable(name, 200);
     return out;
   }
+
+  /// The entry holding array `name`; InputError listing the arrays there are when none does.
+  std::uint64_t index_of(const std::string& name) const {
+    const auto found = by_name.find(name);
+    if (found == by_name.end()) {
+      throw InputError(fmt::format("{}: no array named '{}' (found: {})", where,
+                                   printable(name, 200), known_names()));
+    }
+    return indices[found->second];
+  }
+
+  std::string array_where(const std::string& name) const {
+    return fmt::format("{}: array '{}'", where, printable(name, 200));
+  }
+
+  /// Array `name`, or rows of it (NpzArchive::read, read_rows).
+  torch::Tensor read(const std::string& name, const std::optional<detail::NpyRows>& rows);
 };
 
 NpzArchive::NpzArchive(const std::filesystem::path& path, NpzReadOptions options)
@@ -409,18 +426,31 @@ bool NpzArchive::contains(const std::string& name) const { return impl_->by_name
 
 const std::filesystem::path& NpzArchive::path() const { return impl_->path; }
 
-torch::Tensor NpzArchive::read(const std::string& name) {
+torch::Tensor NpzArchive::read(const std::string& name) { return impl_->read(name, std::nullopt); }
+
+torch::Tensor NpzArchive::read_rows(const std::string& name, std::int64_t first, std::int64_t end) {
+  return impl_->read(name, detail::NpyRows{first, end});
+}
+
+std::vector<std::int64_t> NpzArchive::shape(const std::string& name) {
   Impl& s = *impl_;
-  const auto found = s.by_name.find(name);
-  if (found == s.by_name.end()) {
-    throw InputError(fmt::format("{}: no array named '{}' (found: {})", s.where,
-                                 printable(name, 200), s.known_names()));
-  }
-  const std::uint64_t index = s.indices[found->second];
+  const std::uint64_t index = s.index_of(name);
   const zip_stat_t stat = stat_entry(s.archive.get(), index, s.where);
   const std::string where = entry_where(s.where, stat);
   check_entry(stat, s.file_size, where);
-  const std::string array_where = fmt::format("{}: array '{}'", s.where, printable(name, 200));
+  EntryReader entry(s.archive.get(), index, stat, where);
+  return detail::read_npy_shape(entry, stat.size, s.array_where(name),
+                                detail::NpyTrailingBytes::Refuse);
+}
+
+torch::Tensor NpzArchive::Impl::read(const std::string& name,
+                                     const std::optional<detail::NpyRows>& rows) {
+  Impl& s = *this;
+  const std::uint64_t index = s.index_of(name);
+  const zip_stat_t stat = stat_entry(s.archive.get(), index, s.where);
+  const std::string where = entry_where(s.where, stat);
+  check_entry(stat, s.file_size, where);
+  const std::string array_where = s.array_where(name);
   // Before anything is inflated or allocated: the size the entry states is all read_npy may
   // allocate, since the header must describe exactly that many bytes.
   detail::check_array_bytes(stat.size, s.options.max_array_bytes, detail::available_memory(),
@@ -429,7 +459,7 @@ torch::Tensor NpzArchive::read(const std::string& name) {
   EntryReader entry(s.archive.get(), index, stat, where);
   torch::Tensor array;
   try {
-    array = detail::read_npy(entry, stat.size, array_where, detail::NpyTrailingBytes::Refuse);
+    array = detail::read_npy(entry, stat.size, array_where, detail::NpyTrailingBytes::Refuse, rows);
   } catch (const InputError&) {
     // A header that does not parse is most likely damage: report that if the entry shows it.
     if (!entry.failed()) entry.finish();

@@ -14,11 +14,14 @@
 #include <neurobench/data/dataset.hpp>
 #include <neurobench/datasets/kinds.hpp>
 #include <neurobench/device.hpp>
+#include <neurobench/distributed.hpp>
 #include <neurobench/errors.hpp>
 #include <neurobench/model/model.hpp>
 #include <neurobench/processors/processors.hpp>
 
+#include "data/npz_shard.hpp"
 #include "data/unread_npz.hpp"
+#include "runtime/run_state.hpp"
 #include "util/phase_clock.hpp"
 
 namespace neurobench {
@@ -80,10 +83,30 @@ MetricSet checked_metrics(const BenchmarkConfig& c, const RunParts& parts) {
 }
 
 // `read`: false when the run will not read its data (MetricSet::reads_data): an `.npz` is then
-// opened only if something asks for its samples.
-std::shared_ptr<Dataset> open_data(const BenchmarkConfig& c, bool read) {
+// opened only if something asks for its samples. A rank of a sharded run with a workload pass
+// keeps only its shard's rows of an `.npz` read in order (docs/distributed.md): the workload
+// exchange brings the other ranks' findings of NaN and infinities.
+std::shared_ptr<Dataset> open_data(const BenchmarkConfig& c, const MetricSet& metrics,
+                                   const RunOptions& options) {
+  const bool read = metrics.reads_data(options);
   if (c.dataset.empty()) {
     if (!read) return std::make_shared<detail::UnreadNpzDataset>(c.data, c.npz_options());
+    const LoaderOptions loader = c.loader_options();
+    if (options.group != nullptr && options.group->world_size() > 1 && !loader.shuffle_seed &&
+        !metrics.workload_metrics.empty()) {
+      const int rank = options.group->rank();
+      const int ranks = options.group->world_size();
+      // The rows of the batches the rank's workload pass runs: detail::shard_of()'s.
+      const auto rows_of = [rank, ranks, loader](int64_t samples) {
+        const auto batches =
+            static_cast<std::size_t>((samples + loader.batch_size - 1) / loader.batch_size);
+        const detail::BatchRange range = detail::shard_of(batches, rank, ranks);
+        const auto first = static_cast<int64_t>(range.first) * loader.batch_size;
+        const auto end = static_cast<int64_t>(range.end) * loader.batch_size;
+        return std::make_pair(std::min(samples, first), std::min(samples, end));
+      };
+      return std::make_shared<detail::NpzShardDataset>(c.data, c.npz_options(), rows_of);
+    }
     return std::make_shared<TensorDataset>(TensorDataset::from_npz(c.data, c.npz_options()));
   }
   DatasetOpenOptions open;
@@ -216,7 +239,7 @@ PreparedRun PreparedRun::from_config(const BenchmarkConfig& config, RunParts par
   if (!data_given) {
     // An `.npz` read whole records its read and the wait for its digest in place of the opening.
     const detail::PhaseScope opening(phases);
-    data = open_data(config, metrics.reads_data(options));
+    data = open_data(config, metrics, options);
     if (!phases.has("data_read_s")) phases.lap("data_open_s");
   }
 

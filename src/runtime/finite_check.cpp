@@ -9,6 +9,8 @@
 #include <neurobench/data/dataset.hpp>
 #include <neurobench/model/model.hpp>
 
+#include "data/npz_shard.hpp"
+
 namespace neurobench::detail {
 namespace {
 
@@ -64,17 +66,21 @@ void scan_model(const std::string& source, const char* kind,
 std::string NonFiniteValues::message() const {
   std::string index;
   for (const std::int64_t i : first_index) index += (index.empty() ? "" : ", ") + std::to_string(i);
+  const std::string of_rows =
+      rows ? fmt::format(" in rows [{}, {})", rows->first, rows->second) : std::string();
   return fmt::format(
-      "{}: {} '{}' holds {} non-finite value{} ({} NaN, {} infinite) of {}; the first is "
+      "{}: {} '{}' holds {} non-finite value{} ({} NaN, {} infinite) of {}{}; the first is "
       "{}[{}] = {}",
-      source, kind, tensor, count, count == 1 ? "" : "s", nan, count - nan, numel, tensor, index,
-      first_value);
+      source, kind, tensor, count, count == 1 ? "" : "s", nan, count - nan, numel, of_rows, tensor,
+      index, first_value);
 }
 
 Json NonFiniteValues::to_json() const {
-  return Json{
+  Json record{
       {"tensor", tensor}, {"kind", kind},       {"source", source},          {"count", count},
       {"nan", nan},       {"inf", count - nan}, {"first_index", first_index}};
+  if (rows) record["rows"] = {rows->first, rows->second};
+  return record;
 }
 
 std::optional<NonFiniteValues> find_non_finite(const at::Tensor& tensor) {
@@ -116,8 +122,16 @@ std::vector<NonFiniteValues> find_non_finite_inputs(const NeuroBenchModel& model
                                                     const Dataset* dataset) {
   std::vector<NonFiniteValues> out;
   if (dataset != nullptr) {
+    // A sharded run's rank holds its shard's rows of an `.npz` alone: found there, said so.
+    const auto* shard = dynamic_cast<const NpzShardDataset*>(dataset);
     for (const auto& [name, array] : dataset->arrays()) {
+      const std::size_t before = out.size();
       scan(dataset->describe(), "array", name, array, out);
+      if (shard == nullptr || out.size() == before) continue;
+      const auto [first, end] = shard->rows();
+      if (first == 0 && end == dataset->size()) continue;
+      out.back().rows = std::make_pair(first, end);
+      if (!out.back().first_index.empty()) out.back().first_index.front() += first;
     }
   }
   const std::string source = model.describe();

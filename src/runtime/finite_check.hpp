@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
@@ -31,6 +32,9 @@ struct NonFiniteValues {
   std::int64_t numel = 0;                 ///< Values in the tensor.
   std::vector<std::int64_t> first_index;  ///< Multi-index of the first, in row-major order.
   std::string first_value;                ///< `nan`, `inf` or `-inf`.
+  /// An array of which this process holds rows [first, end) alone (a sharded run's rank):
+  /// `count`, `nan` and `numel` are those rows', `first_index` is in the whole array.
+  std::optional<std::pair<std::int64_t, std::int64_t>> rows;
 
   /// A warning: `x.npz: array 'data' holds 3 non-finite values (2 NaN, 1 infinite) of 120; the
   /// first is data[3, 0, 17] = nan`.

@@ -244,6 +244,7 @@ void sharded_workload_pass(const PassInput& in,
   mine["workload_s"] = seconds_between(start, Clock::now());
   mine["peak_rss_bytes"] = peak_resident_memory_bytes();
   mine["warnings"] = state.results.warnings;
+  mine["non_finite_inputs"] = state.results.run.value("non_finite_inputs", Json::array());
   mine["states"] = std::move(states);
   mine["failures"] = std::move(failures);
   const std::vector<std::uint8_t> bytes = Json::to_cbor(mine);
@@ -257,15 +258,24 @@ void sharded_workload_pass(const PassInput& in,
   // Every rank merges every rank's state, in rank order, into fresh metrics: the same sums,
   // in the same order, as one process makes.
   // The ranks' warnings, each once, in rank order (this rank's own are among them).
+  // So are the non-finite inputs each rank found, each once: a rank that read its shard of the
+  // data alone found its rows' (NpzShardDataset), the model's are every rank's alike.
   state.results.samples = 0;
   state.results.batches = 0;
   state.results.warnings.clear();
+  Json non_finite = Json::array();
   for (const Json& p : all) {
     state.results.samples += p["samples"].get<int64_t>();
     state.results.batches +=
         p["batches"][1].get<std::size_t>() - p["batches"][0].get<std::size_t>();
     for (const Json& w : p["warnings"]) state.warn_once(w.get<std::string>());
+    for (const Json& record : p.value("non_finite_inputs", Json::array())) {
+      if (std::find(non_finite.begin(), non_finite.end(), record) == non_finite.end()) {
+        non_finite.push_back(record);
+      }
+    }
   }
+  if (!non_finite.empty()) state.results.run["non_finite_inputs"] = std::move(non_finite);
   for (const auto& m : metrics) {
     const std::string name = m->name();
     for (std::size_t r = 0; r < all.size(); ++r) {

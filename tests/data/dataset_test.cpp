@@ -7,6 +7,7 @@
 #include <neurobench/data/dataloader.hpp>
 #include <neurobench/errors.hpp>
 
+#include "data/npz_shard.hpp"
 #include "data/unread_npz.hpp"
 #include "file_digest.hpp"
 #include "io/npy_fixtures.hpp"
@@ -198,4 +199,35 @@ TEST_CASE("an unread npz knows its size from its targets and reads its arrays wh
   CHECK_THROWS_WITH(no_targets.size(), Catch::Contains("'targets'"));
   CHECK_THROWS_AS(neurobench::detail::UnreadNpzDataset(path.parent_path() / "missing.npz", {}),
                   neurobench::InputError);
+}
+
+TEST_CASE("a rank's shard of an npz keeps its rows and stands for the whole file", "[data]") {
+  const auto path = neurobench::test::fixture("core/classifier.npz");
+  const auto whole = TensorDataset::from_npz(path);
+  REQUIRE(whole.size() == 10);
+  std::int64_t asked = -1;
+  const neurobench::detail::NpzShardDataset shard(path, {}, [&](std::int64_t samples) {
+    asked = samples;
+    return std::make_pair(std::int64_t{4}, std::int64_t{7});
+  });
+  CHECK(asked == 10);
+  CHECK(shard.size() == 10);
+  CHECK(shard.rows() == std::make_pair(std::int64_t{4}, std::int64_t{7}));
+  CHECK(shard.describe() == path.string());
+  CHECK(shard.input_files() == std::vector<std::filesystem::path>{path});
+  CHECK(shard.source_sha256() == whole.source_sha256());  // the whole file's digest
+  // The rows kept, as the whole file's; the scan sees those alone.
+  CHECK(shard.slice(4, 7).data.equal(whole.slice(4, 7).data));
+  CHECK(shard.slice(5, 6).targets.equal(whole.slice(5, 6).targets));
+  CHECK(shard.get({6, 4}).data.equal(whole.get({6, 4}).data));
+  REQUIRE(shard.arrays().size() == 2);
+  CHECK(shard.arrays()[0].second.size(0) == 3);
+  // Rows outside: the whole file, read then.
+  CHECK(shard.slice(0, 10).data.equal(whole.slice(0, 10).data));
+  CHECK(shard.get({9, 5}).targets.equal(whole.get({9, 5}).targets));
+  // What from_npz refuses, the shard refuses alike.
+  const auto rows = [](std::int64_t) { return std::make_pair(std::int64_t{0}, std::int64_t{1}); };
+  CHECK_THROWS_WITH(neurobench::detail::NpzShardDataset(
+                        neurobench::test::fixture("core/no_targets.npz"), {}, rows),
+                    Catch::Contains("'targets'"));
 }

@@ -196,6 +196,39 @@ def check_timing(name, one, many, world):
         failures.append(f"{name}: no PeakMemory in the sharded results")
 
 
+def nan_case(work):
+    """NaN in the last sample alone: rank 1 of 2 reads that shard (rows 4 to 9 of 10, in batches
+    of 2), and rank 0's results still say so, at the index in the whole file."""
+    import numpy as np
+    rng = np.random.default_rng(3)
+    x = (rng.random((10, 5, 784)) < 0.2).astype(np.float32)
+    x[9, 2, 7] = np.nan
+    data = os.path.join(work, "nan.npz")
+    np.savez(data, data=x, targets=rng.integers(0, 10, 10))
+    args = ["--model", os.path.join(MODELS, "snn_mlp.pt"), "--data", data, "--batch-size", "2",
+            "--stepwise", "--post", "ChooseMaxCount",
+            "--workload", "ClassificationAccuracy,SynapticOperations"]
+    one_path = os.path.join(work, "nan_1.json")
+    r = subprocess.run([CLI, "run", *args, "--json", one_path, "--quiet"], capture_output=True,
+                       text=True, env=rank_env(0, 1, 1, WORLD_SIZE="1"))
+    path = os.path.join(work, "nan_2.json")
+    outs = finish(start_ranks(2, args, path))
+    if r.returncode != 0 or any(o[0] != 0 for o in outs):
+        failures.append(f"NaN in rank 1's shard: a run failed: {r.stderr[-1000:]} "
+                        f"{[o[2][-1000:] for o in outs]}")
+        return
+    one = json.load(open(one_path))["_run"].get("non_finite_inputs", [])
+    many = json.load(open(path))["_run"].get("non_finite_inputs", [])
+    if [rec.get("first_index") for rec in one] != [[9, 2, 7]]:
+        failures.append(f"NaN, one process: non_finite_inputs {one}")
+    if ([rec.get("first_index") for rec in many] != [[9, 2, 7]] or
+            [rec.get("rows") for rec in many] != [[4, 10]]):
+        failures.append(f"NaN in rank 1's shard: rank 0's non_finite_inputs {many}")
+    if "in rows [4, 10); the first is data[9, 2, 7] = nan" not in outs[0][2]:
+        failures.append(f"NaN in rank 1's shard: rank 0 did not warn of it: {outs[0][2][-1000:]}")
+    print("NaN in rank 1's shard: in rank 0's results, at its index in the file")
+
+
 def case_args(case, batch_size=None, extra_workload=()):
     d = json.load(open(os.path.join(CASES, case, "case.json")))
     args = ["--model", os.path.join(CASES, case, d["model"]),
@@ -398,6 +431,7 @@ def main():
     work = tempfile.mkdtemp(prefix="neurobench_sharded_")
     try:
         args = results_cases(work)
+        nan_case(work)
         fault_cases(work)
         torchrun_case(args, work)
     finally:

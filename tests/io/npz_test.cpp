@@ -632,3 +632,45 @@ TEST_CASE("an end record whose entry counts disagree is called corrupt, not spli
     REQUIRE_THROWS_WITH(load_npz(dir / "split.npz"), Catch::Contains("multi-disk (split)"));
   }
 }
+
+TEST_CASE("NpzArchive::read_rows keeps rows of an array and still checks the whole entry",
+          "[io][npz][rows]") {
+  for (const char* file : {"savez.npz", "savez_compressed.npz", "zip64.npz"}) {
+    neurobench::NpzArchive archive(npz_fixture(file));
+    for (const std::string& name : archive.names()) {
+      const torch::Tensor whole = archive.read(name);
+      INFO(file << ": " << name << " of shape " << whole.sizes());
+      CHECK(archive.shape(name) == whole.sizes().vec());
+      if (whole.dim() == 0) {
+        REQUIRE_THROWS_WITH(archive.read_rows(name, 0, 0), Catch::Contains("is a scalar"));
+        continue;
+      }
+      const int64_t n = whole.size(0);
+      // Every range of an array's rows, the empty ones at each end included; Fortran-order and
+      // big-endian arrays among them.
+      for (int64_t first = 0; first <= n; ++first) {
+        for (int64_t end = first; end <= n; ++end) {
+          CHECK(
+              identical(archive.read_rows(name, first, end), whole.narrow(0, first, end - first)));
+        }
+      }
+      REQUIRE_THROWS_AS(archive.read_rows(name, 0, n + 1), InputError);
+      REQUIRE_THROWS_WITH(archive.read_rows(name, 1, 0),
+                          Catch::Contains("array '" + name + "'") &&
+                              Catch::Contains("rows [1, 0) asked for, but the array has"));
+    }
+  }
+}
+
+TEST_CASE("NpzArchive::read_rows reports a CRC-32 mismatch outside the rows it keeps",
+          "[io][npz][rows]") {
+  const TempDir dir;
+  const fs::path path = dir / "rows.npz";
+  save_npz(path, {{"data", torch::arange(64, torch::kFloat).reshape({16, 4})}});
+  std::string bytes = read_bytes(path);
+  bytes.at(bytes.size() - 200) ^= 0x01;  // in the last rows' data, before the directory
+  write_bytes(path, bytes);
+  neurobench::NpzArchive archive(path);
+  REQUIRE_THROWS_WITH(archive.read_rows("data", 0, 2),
+                      Catch::Contains("corrupt entry: CRC-32 mismatch"));
+}

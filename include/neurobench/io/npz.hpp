@@ -71,6 +71,16 @@ class NpzArchive {
   /// array when there is no such array (listing those there are), the entry is damaged or larger
   /// than the limits allow, or it holds an array load_npy would reject.
   [[nodiscard]] at::Tensor read(const std::string& name);
+
+  /// Reads rows [first, end) along the first dimension of array `name`. The whole entry is read
+  /// through and checked as read() checks it, its CRC-32 included, but only those rows are kept
+  /// in memory: a rank of a sharded run reads its shard so. Throws as read() does, and
+  /// InputError when the array is a scalar or the rows are not within it.
+  [[nodiscard]] at::Tensor read_rows(const std::string& name, std::int64_t first, std::int64_t end);
+
+  /// The shape of array `name`, as its `.npy` header states it (checked as read() checks it);
+  /// its data are not read. Throws as read() does.
+  [[nodiscard]] std::vector<std::int64_t> shape(const std::string& name);
   /// The archive's path.
   [[nodiscard]] const std::filesystem::path& path() const;
 
