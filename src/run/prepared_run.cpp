@@ -82,8 +82,8 @@ MetricSet checked_metrics(const BenchmarkConfig& c, const RunParts& parts) {
   return metrics;
 }
 
-// `read`: false when the run will not read its data (MetricSet::reads_data): an `.npz` is then
-// opened only if something asks for its samples. A rank of a sharded run with a workload pass
+// The config's data. An `.npz` the run will not read (MetricSet::reads_data) is opened only if
+// something asks for its samples. A rank of a sharded run with a workload pass
 // keeps only its shard's rows of an `.npz` read in order (docs/distributed.md): the workload
 // exchange brings the other ranks' findings of NaN and infinities.
 std::shared_ptr<Dataset> open_data(const BenchmarkConfig& c, const MetricSet& metrics,
