@@ -2,6 +2,7 @@
 #include <neurobench/benchmark.hpp>
 
 #include <algorithm>
+#include <exception>
 #include <optional>
 #include <set>
 
@@ -182,18 +183,22 @@ Json describe_metrics(const MetricSet& set, const std::vector<std::string>& orde
 }
 
 // NaN and Inf in the data or the weights run to the end without an error and spoil every metric:
-// say so before the run, or refuse to run.
-void check_inputs(const NeuroBenchModel& model, const Dataset* dataset, bool strict,
-                  detail::RunState& state) {
+// say so before the run, or refuse to run. A rank of a sharded run (`sharded`: it scans its
+// shard alone) returns its refusal instead, to send at the workload exchange, so that every
+// rank stops naming it.
+std::exception_ptr check_inputs(const NeuroBenchModel& model, const Dataset* dataset, bool strict,
+                                bool sharded, detail::RunState& state) {
   const std::vector<detail::NonFiniteValues> found = detail::find_non_finite_inputs(model, dataset);
-  if (found.empty()) return;
+  if (found.empty()) return nullptr;
   if (strict) {
     std::string message = found.front().message();
     if (found.size() > 1) {
       message += fmt::format(" (and {} more tensor{} with non-finite values)", found.size() - 1,
                              found.size() == 2 ? "" : "s");
     }
-    throw InputError(message + "; strict: refusing to run");
+    const InputError refusal(message + "; strict: refusing to run");
+    if (sharded) return std::make_exception_ptr(refusal);
+    throw refusal;
   }
   Json records = Json::array();
   for (const auto& f : found) {
@@ -201,6 +206,16 @@ void check_inputs(const NeuroBenchModel& model, const Dataset* dataset, bool str
     records.push_back(f.to_json());
   }
   state.results.run["non_finite_inputs"] = std::move(records);
+  return nullptr;
+}
+
+// A sharded run's exchange of metric states (the wait for the slowest rank included) and their
+// merge, as a phase of its own after the workload pass.
+void exchange_phase(detail::PhaseClock& phases, const Json& run) {
+  const auto d = run.find("distributed");
+  if (d == run.end() || !d->is_object()) return;
+  phases.split("workload_pass_s", "state_exchange_s",
+               d->value("exchange_s", 0.0) + d->value("merge_s", 0.0));
 }
 
 // The model on the run's device; LibTorch's refusal (out of memory on the GPU) is bad input.
@@ -270,14 +285,18 @@ Results Benchmark::run(const RunOptions& options) {
   // Where the run's time goes, phase by phase (`_run.phases`); PreparedRun adds the model's load
   // and the data's opening before these.
   detail::PhaseClock phases;
-  check_inputs(*s.model, data_read ? &s.loader.dataset() : nullptr, options.strict, state);
+  ProcessGroup* group =
+      options.group != nullptr && options.group->world_size() > 1 ? options.group.get() : nullptr;
+  const bool workload_pass =
+      data_read && (!s.metrics.workload_metrics.empty() || s.metrics.timing_metrics.empty());
+  const std::exception_ptr refused =
+      check_inputs(*s.model, data_read ? &s.loader.dataset() : nullptr, options.strict,
+                   group != nullptr && workload_pass, state);
   phases.lap("input_scan_s");
   const std::vector<std::string> order = results_order(s.metrics);
   for (const auto& name : order) results.values[name] = nullptr;  // keeps the order asked for
   results.metrics = describe_metrics(s.metrics, order);
 
-  ProcessGroup* group =
-      options.group != nullptr && options.group->world_size() > 1 ? options.group.get() : nullptr;
   detail::PassInput in{measured, s.loader, s.pre, s.post, s.layers};
   in.device = device;
   if (group != nullptr) {
@@ -287,7 +306,8 @@ Results Benchmark::run(const RunOptions& options) {
   // A stop request (request_stop(), a signal) is honoured between passes and between batches.
   detail::stop_if_requested([] { return std::string("before the run started"); });
   phases.restart();
-  detail::static_pass(in, s.metrics.static_metrics, state);  // spec: the model as loaded
+  // spec: the model as loaded
+  if (!refused) detail::static_pass(in, s.metrics.static_metrics, state);
   phases.lap("static_metrics_s");
   // Then the model goes to the device, as NeuroBench moves it after its static metrics.
   move_model(*s.model, device);
@@ -295,23 +315,16 @@ Results Benchmark::run(const RunOptions& options) {
   const detail::Tf32Scope tf32(device, options.tf32);
   // The workload pass runs unless every workload metric asked for is a timing metric, or the
   // run leaves its data unread.
-  if (data_read && (!s.metrics.workload_metrics.empty() || s.metrics.timing_metrics.empty())) {
+  if (workload_pass) {
     detail::stop_if_requested([] { return std::string("after the static metrics"); });
     if (group != nullptr) {
-      detail::sharded_workload_pass(in, s.metrics.workload_metrics, options, state, *group);
+      detail::sharded_workload_pass(in, s.metrics.workload_metrics, options, state, *group,
+                                    refused);
     } else {
       detail::workload_pass(in, s.metrics.workload_metrics, options, state);
     }
     phases.lap("workload_pass_s");
-    // A sharded run's exchange of metric states (the wait for the slowest rank included) and
-    // their merge, as its own phase.
-    if (group != nullptr) {
-      const Json& d = results.run["distributed"];
-      if (d.is_object()) {
-        phases.split("workload_pass_s", "state_exchange_s",
-                     d.value("exchange_s", 0.0) + d.value("merge_s", 0.0));
-      }
-    }
+    if (group != nullptr) exchange_phase(phases, results.run);
   }
   if (!s.metrics.timing_metrics.empty()) {
     detail::stop_if_requested([] { return std::string("before the timing pass"); });

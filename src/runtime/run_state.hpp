@@ -5,6 +5,7 @@
 // failed. Private to the library.
 
 #include <chrono>
+#include <exception>
 #include <map>
 #include <memory>
 #include <string>
@@ -159,9 +160,12 @@ void record_timing(const TimingOptions& options, bool startup, const Timings& t,
 /// then one exchange of the metric states through `group`, merged in rank order into every
 /// rank's metrics, so that every rank ends with the values of the whole data set. Metrics that
 /// are not mergeable() fail. Throws what a rank threw (DistributedError on the other ranks).
+/// `refused`: what this rank threw before the pass (`--strict` on NaN in its shard), sent in
+/// place of its shard's states, so that every rank stops naming it.
 void sharded_workload_pass(const PassInput& in,
                            const std::vector<std::unique_ptr<WorkloadMetric>>& metrics,
-                           const RunOptions& options, RunState& state, ProcessGroup& group);
+                           const RunOptions& options, RunState& state, ProcessGroup& group,
+                           std::exception_ptr refused = nullptr);
 /// The timing pass of a sharded run: every rank times its shard, then one exchange; the timing
 /// metrics are computed on every rank's runs together (Throughput: the ranks' rates added), and
 /// each rank's own values go in `_run.distributed.ranks`.

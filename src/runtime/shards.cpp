@@ -214,7 +214,8 @@ BatchRange shard_of(std::size_t count, int rank, int shards) {
 
 void sharded_workload_pass(const PassInput& in,
                            const std::vector<std::unique_ptr<WorkloadMetric>>& metrics,
-                           const RunOptions& options, RunState& state, ProcessGroup& group) {
+                           const RunOptions& options, RunState& state, ProcessGroup& group,
+                           std::exception_ptr refused) {
   for (const auto& m : metrics) {
     if (!m->mergeable()) {
       state.fail(m->name(),
@@ -229,6 +230,7 @@ void sharded_workload_pass(const PassInput& in,
   Json states = Json::object();
   Json failures = Json::object();
   try {
+    if (refused) std::rethrow_exception(refused);
     workload_pass(in, metrics, options, state);
     for (const auto& m : metrics) {
       const std::string name = m->name();

@@ -226,7 +226,16 @@ def nan_case(work):
         failures.append(f"NaN in rank 1's shard: rank 0's non_finite_inputs {many}")
     if "in rows [4, 10); the first is data[9, 2, 7] = nan" not in outs[0][2]:
         failures.append(f"NaN in rank 1's shard: rank 0 did not warn of it: {outs[0][2][-1000:]}")
-    print("NaN in rank 1's shard: in rank 0's results, at its index in the file")
+    # --strict: rank 1 refuses, and rank 0 stops naming its reason; no results file.
+    os.remove(path)
+    outs = finish(start_ranks(2, args + ["--strict"], path))
+    said = "data[9, 2, 7] = nan; strict: refusing to run"
+    if ([o[0] for o in outs] != [2, 2] or os.path.exists(path) or
+            "rank 1 (on " not in outs[0][2] or said not in outs[0][2] or said not in outs[1][2]):
+        failures.append(f"--strict, NaN in rank 1's shard: exit statuses {[o[0] for o in outs]}, "
+                        f"rank 0 said {outs[0][2][-600:]!r}, rank 1 {outs[1][2][-600:]!r}")
+    print("NaN in rank 1's shard: in rank 0's results, at its index in the file; --strict "
+          "stops both ranks, naming it")
 
 
 def case_args(case, batch_size=None, extra_workload=()):
