@@ -212,30 +212,20 @@ void Instrumentation::observe_operators(torch::jit::Graph& g, const Needs& n,
     const std::string op = node->kind().toQualString();
     const std::size_t k = counter.per_op[op]++;
     const std::string inline_name = inlined_ ? fmt::format("{}#{}", op, k) : std::string();
-    if (n.ops_before.count(op) != 0) {
-      Site* site = new_site(SiteKind::OperatorBefore, op);
+    // One observer of `kind` before `at`, with `values` (the node's inputs or outputs).
+    const auto observe = [&](SiteKind kind, torch::jit::Node* at,
+                             c10::ArrayRef<torch::jit::Value*> values) {
+      Site* site = new_site(kind, op);
       site->index = counter.index;
       site->inline_name = inline_name;
-      torch::jit::WithInsertPoint guard(node);
-      torch::jit::Value* args = g.insertNode(g.createTuple(node->inputs()))->output();
-      insert_observe(g, self, args, site);
-    }
+      torch::jit::WithInsertPoint guard(at);
+      insert_observe(g, self, g.insertNode(g.createTuple(values))->output(), site);
+    };
+    if (n.ops_before.count(op) != 0) observe(SiteKind::OperatorBefore, node, node->inputs());
     if (n.ops_args_after.count(op) != 0) {
-      Site* site = new_site(SiteKind::OperatorArgsAfter, op);
-      site->index = counter.index;
-      site->inline_name = inline_name;
-      torch::jit::WithInsertPoint guard(node->next());
-      torch::jit::Value* args = g.insertNode(g.createTuple(node->inputs()))->output();
-      insert_observe(g, self, args, site);
+      observe(SiteKind::OperatorArgsAfter, node->next(), node->inputs());
     }
-    if (n.ops_after.count(op) != 0) {
-      Site* site = new_site(SiteKind::OperatorAfter, op);
-      site->index = counter.index;
-      site->inline_name = inline_name;
-      torch::jit::WithInsertPoint guard(node->next());
-      torch::jit::Value* outs = g.insertNode(g.createTuple(node->outputs()))->output();
-      insert_observe(g, self, outs, site);
-    }
+    if (n.ops_after.count(op) != 0) observe(SiteKind::OperatorAfter, node->next(), node->outputs());
     ++counter.index;
   }
 }
