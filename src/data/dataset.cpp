@@ -2,7 +2,6 @@
 #include <neurobench/data/dataset.hpp>
 
 #include <algorithm>
-#include <future>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -11,10 +10,9 @@
 #include <neurobench/errors.hpp>
 #include <neurobench/io/npz.hpp>
 
+#include "data/file_digest.hpp"
 #include "data/rows.hpp"
 #include "io/input_file.hpp"
-#include "util/phase_clock.hpp"
-#include "util/sha256.hpp"
 #include "util/text.hpp"
 
 namespace neurobench {
@@ -67,10 +65,8 @@ TensorDataset TensorDataset::from_npz(const std::filesystem::path& path,
   // Named as what it is for: "the data file is a FIFO". NpzArchive checks again, as "file".
   (void)detail::check_regular_input(path, "data file");
   // The file's SHA-256 is computed beside the arrays' reading, on a thread of its own: on a
-  // large file each takes a good part of the opening. Should the reading fail, the future's
-  // destructor waits for the digest, which reads the file once through.
-  std::future<std::string> digest =
-      std::async(std::launch::async, [path] { return detail::file_sha256(path); });
+  // large file each takes a good part of the opening.
+  detail::FileDigest digest(path);
   // Only the two arrays a benchmark uses are read: others (metadata, strings, objects, large
   // arrays) cost nothing and cannot fail the run.
   NpzArchive archive(path, options);
@@ -86,11 +82,7 @@ TensorDataset TensorDataset::from_npz(const std::filesystem::path& path,
   torch::Tensor data = archive.read("data");
   torch::Tensor targets = archive.read("targets");
   TensorDataset dataset(std::move(data), std::move(targets), {}, path.string());
-  // A run's phases (`_run.phases`): the read, then what the digest took beyond it.
-  detail::PhaseClock* phases = detail::PhaseScope::current();
-  if (phases != nullptr) phases->lap("data_read_s");
-  dataset.sha256_ = digest.get();
-  if (phases != nullptr) phases->lap("data_digest_s");
+  dataset.sha256_ = digest.after_read();
   dataset.files_ = {path};
   return dataset;
 }

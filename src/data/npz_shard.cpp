@@ -2,15 +2,13 @@
 #include "data/npz_shard.hpp"
 
 #include <algorithm>
-#include <future>
 #include <map>
 #include <tuple>
 
 #include <torch/script.h>
 
+#include "data/file_digest.hpp"
 #include "io/input_file.hpp"
-#include "util/phase_clock.hpp"
-#include "util/sha256.hpp"
 
 namespace neurobench::detail {
 
@@ -18,10 +16,8 @@ NpzShardDataset::NpzShardDataset(std::filesystem::path path, NpzReadOptions opti
                                  const RowsOf& rows_of)
     : path_(std::move(path)), options_(options) {
   (void)check_regular_input(path_, "data file");
-  // As from_npz(): the whole file's SHA-256 beside the reading, on a thread of its own.
-  const std::filesystem::path hashed = path_;
-  std::future<std::string> digest =
-      std::async(std::launch::async, [hashed] { return file_sha256(hashed); });
+  // As from_npz(): the whole file's SHA-256 beside the reading.
+  FileDigest digest(path_);
   NpzArchive archive(path_, options_);
   std::optional<std::vector<int64_t>> shape;
   at::Tensor targets;
@@ -44,11 +40,7 @@ NpzShardDataset::NpzShardDataset(std::filesystem::path path, NpzReadOptions opti
   at::Tensor data = archive.read_rows("data", first_, end_);
   kept_ = std::make_unique<TensorDataset>(std::move(data), targets.narrow(0, first_, end_ - first_),
                                           std::map<std::string, at::Tensor>{}, path_.string());
-  // A run's phases (`_run.phases`), as from_npz() records them.
-  PhaseClock* phases = PhaseScope::current();
-  if (phases != nullptr) phases->lap("data_read_s");
-  sha256_ = digest.get();
-  if (phases != nullptr) phases->lap("data_digest_s");
+  sha256_ = digest.after_read();
 }
 
 const TensorDataset& NpzShardDataset::whole() const {
