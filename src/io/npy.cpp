@@ -169,7 +169,8 @@ void check_rows(const std::vector<std::int64_t>& shape, const NpyRows& rows,
 }
 
 // The rows of an array in C order read from `source`, positioned at its data: those before them
-// read through, theirs into a new tensor, those after them read through.
+// read through (or passed, NpyRows::rows_alone), theirs into a new tensor, those after them read
+// through (or left, rows_alone).
 torch::Tensor read_rows(ByteReader& source, const NpyHeader& header, const NpyRows& rows,
                         const std::string& where) {
   const std::int64_t n = header.shape.front();
@@ -180,10 +181,11 @@ torch::Tensor read_rows(ByteReader& source, const NpyHeader& header, const NpyRo
                       : header.numel / static_cast<std::uint64_t>(n) *
                             static_cast<std::uint64_t>(rows.end - rows.first);
   part.nbytes = row_bytes * static_cast<std::uint64_t>(rows.end - rows.first);
-  skip_bytes(source, row_bytes * static_cast<std::uint64_t>(rows.first));
+  const std::uint64_t before = row_bytes * static_cast<std::uint64_t>(rows.first);
+  if (!rows.rows_alone || !source.seek_forward(before)) skip_bytes(source, before);
   torch::Tensor stored = allocate_for(part, where);
   source.read(part.nbytes > 0 ? stored.data_ptr() : nullptr, part.nbytes);
-  skip_bytes(source, row_bytes * static_cast<std::uint64_t>(n - rows.end));
+  if (!rows.rows_alone) skip_bytes(source, row_bytes * static_cast<std::uint64_t>(n - rows.end));
   return finish_tensor(std::move(stored), part, where);
 }
 

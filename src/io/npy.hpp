@@ -22,6 +22,9 @@ class ByteReader {
   virtual ~ByteReader() = default;
   /// Copies the next `count` bytes to `destination`.
   virtual void read(void* destination, std::uint64_t count) = 0;
+  /// Moves past the next `count` bytes without reading them, where the source can (an archive
+  /// entry stored uncompressed); false, and nothing moved, where it cannot.
+  virtual bool seek_forward(std::uint64_t /*count*/) { return false; }
 };
 
 /// A binary input file, read straight into the caller's memory.
@@ -50,6 +53,11 @@ enum class NpyTrailingBytes {
 struct NpyRows {
   std::int64_t first = 0;
   std::int64_t end = 0;
+  /// Only the rows' bytes are read, where the array's rows are contiguous (C order): the data
+  /// before them are passed with ByteReader::seek_forward() (always called, with 0 bytes too,
+  /// so that a reader sees where the rows begin; read through when it cannot seek) and the data
+  /// after them are left unread. Without it, every byte of the array is read.
+  bool rows_alone = false;
 };
 
 /// Reads the .npy array held in the next `size` bytes of `source` into a new C-contiguous tensor.
@@ -57,7 +65,8 @@ struct NpyRows {
 /// as `trailing` says). Allocates only after the header has been checked against `size`. Throws
 /// InputError prefixed with `where`. With `rows`, keeps only those rows of the array: the data
 /// before and after them are read through (so that a reader can still check the whole), but
-/// only the rows' memory is allocated; rows outside the array are an InputError.
+/// only the rows' memory is allocated (NpyRows::rows_alone: only the rows' bytes are read);
+/// rows outside the array are an InputError.
 [[nodiscard]] at::Tensor read_npy(ByteReader& source, std::uint64_t size, const std::string& where,
                                   NpyTrailingBytes trailing = NpyTrailingBytes::Ignore,
                                   const std::optional<NpyRows>& rows = std::nullopt);
