@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -15,6 +16,7 @@
 #include <fmt/format.h>
 #include <torch/script.h>
 #include <zip.h>
+#include <zlib.h>
 
 #include <neurobench/errors.hpp>
 
@@ -24,6 +26,7 @@
 #include "io/zip_end_record.hpp"
 #include "io/zip_handles.hpp"
 #include "util/array_budget.hpp"
+#include "util/sha256.hpp"
 #include "util/text.hpp"
 
 namespace neurobench {
@@ -164,7 +167,10 @@ void check_entry(const zip_stat_t& stat, std::uint64_t file_size, const std::str
 class EntryReader final : public ByteReader {
  public:
   EntryReader(zip_t* archive, std::uint64_t index, const zip_stat_t& stat, std::string where)
-      : size_(stat.size), crc_(stat.crc), where_(std::move(where)) {
+      : size_(stat.size),
+        crc_(stat.crc),
+        stored_(stat.comp_method == ZIP_CM_STORE && stat.encryption_method == ZIP_EM_NONE),
+        where_(std::move(where)) {
     file_ = zip_fopen_index(archive, index, 0);
     if (file_ == nullptr) fail(zip_get_error(archive));
   }
@@ -190,6 +196,21 @@ class EntryReader final : public ByteReader {
     }
     failed_ = false;
   }
+
+  /// Moves past the next `count` bytes of a stored entry (zip_fseek); libzip no longer checks
+  /// the CRC-32 then. A deflated entry cannot seek: false.
+  bool seek_forward(std::uint64_t count) override {
+    if (!stored_) return false;
+    assert(count <= size_ - position_);
+    if (zip_fseek(file_, static_cast<zip_int64_t>(position_ + count), SEEK_SET) != 0) {
+      fail(zip_file_get_error(file_));
+    }
+    position_ += count;
+    return true;
+  }
+
+  /// The bytes read or passed so far.
+  [[nodiscard]] std::uint64_t position() const { return position_; }
 
   /// True when a read threw: the entry is unusable and its error already reported.
   [[nodiscard]] bool failed() const { return failed_; }
@@ -243,9 +264,55 @@ class EntryReader final : public ByteReader {
   zip_file_t* file_ = nullptr;
   std::uint64_t size_;
   std::uint32_t crc_;
+  bool stored_;
   std::string where_;
   std::uint64_t position_ = 0;
   bool failed_ = false;
+};
+
+/// The bytes of an entry read through an EntryReader, with the CRC-32 and SHA-256 of those read
+/// since the part began: at the entry's first byte, or (`rows_alone`) where the reader seeks to
+/// the rows, once. Each piece is hashed as it arrives, while it is in the cache.
+class PartReader final : public ByteReader {
+ public:
+  PartReader(EntryReader& entry, bool from_start) : entry_(entry), from_start_(from_start) {}
+
+  void read(void* destination, std::uint64_t count) override {
+    auto* out = static_cast<std::uint8_t*>(destination);
+    while (count > 0) {
+      const std::uint64_t piece = std::min<std::uint64_t>(count, kPiece);
+      entry_.read(out, piece);
+      crc_ = crc32_z(crc_, out, static_cast<z_size_t>(piece));
+      sha_->update(out, static_cast<std::size_t>(piece));
+      out += piece;
+      count -= piece;
+    }
+  }
+
+  /// A first part reads through to its rows; any other begins where the rows do.
+  bool seek_forward(std::uint64_t count) override {
+    seek_asked_ = true;
+    if (from_start_ || !entry_.seek_forward(count)) return false;
+    begin_ = entry_.position();
+    crc_ = crc32_z(0, nullptr, 0);
+    sha_ = std::make_unique<detail::Sha256>();
+    return true;
+  }
+
+  /// True when the array's rows were read alone (C order); a Fortran-order array is read whole.
+  [[nodiscard]] bool seek_asked() const { return seek_asked_; }
+  [[nodiscard]] std::uint64_t begin() const { return begin_; }
+  [[nodiscard]] std::uint32_t crc32() const { return static_cast<std::uint32_t>(crc_); }
+  [[nodiscard]] std::string sha256() { return sha_->hex(); }
+
+ private:
+  static constexpr std::uint64_t kPiece = 4u << 20;
+  EntryReader& entry_;
+  bool from_start_;
+  bool seek_asked_ = false;
+  std::uint64_t begin_ = 0;
+  uLong crc_ = crc32_z(0, nullptr, 0);
+  std::unique_ptr<detail::Sha256> sha_ = std::make_unique<detail::Sha256>();
 };
 
 /// The directory record of entry `index`. Names are taken as stored (NumPy writes UTF-8),
@@ -410,6 +477,41 @@ torch::Tensor NpzArchive::read(const std::string& name) { return impl_->read(nam
 
 torch::Tensor NpzArchive::read_rows(const std::string& name, std::int64_t first, std::int64_t end) {
   return impl_->read(name, detail::NpyRows{first, end});
+}
+
+std::optional<NpzRowsPart> NpzArchive::read_rows_alone(const std::string& name, std::int64_t first,
+                                                       std::int64_t end, bool from_start) {
+  Impl& s = *impl_;
+  const std::uint64_t index = s.index_of(name);
+  const zip_stat_t stat = stat_entry(s.archive.get(), index, s.where);
+  const std::string where = entry_where(s.where, stat);
+  check_entry(stat, s.file_size, where);
+  if (stat.comp_method != ZIP_CM_STORE || stat.encryption_method != ZIP_EM_NONE) {
+    return std::nullopt;
+  }
+  const std::string array_where = s.array_where(name);
+  detail::check_array_bytes(stat.size, s.options.max_array_bytes, detail::available_memory(),
+                            array_where);
+  EntryReader entry(s.archive.get(), index, stat, where);
+  PartReader part(entry, from_start);
+  NpzRowsPart out;
+  out.rows = detail::read_npy(part, stat.size, array_where,
+                              detail::NpyTrailingBytes::Refuse,
+                              detail::NpyRows{first, end, /*rows_alone=*/true});
+  if (!part.seek_asked()) {
+    // A Fortran-order array, read whole: its rows are not one run of bytes. libzip has checked
+    // nothing it was not given to seek past, so finish() reports damage anywhere in it.
+    entry.finish();
+    return std::nullopt;
+  }
+  out.entry = entry_name(stat);
+  out.begin = part.begin();
+  out.end = entry.position();
+  out.crc32 = part.crc32();
+  out.sha256 = part.sha256();
+  out.entry_crc32 = stat.crc;
+  out.entry_bytes = stat.size;
+  return out;
 }
 
 std::vector<std::int64_t> NpzArchive::shape(const std::string& name) {

@@ -12,6 +12,7 @@
 
 #include <torch/script.h>
 #include <catch2/catch.hpp>
+#include <zlib.h>
 
 #include <neurobench/errors.hpp>
 #include <neurobench/io/npy.hpp>
@@ -673,4 +674,70 @@ TEST_CASE("NpzArchive::read_rows reports a CRC-32 mismatch outside the rows it k
   neurobench::NpzArchive archive(path);
   REQUIRE_THROWS_WITH(archive.read_rows("data", 0, 2),
                       Catch::Contains("corrupt entry: CRC-32 mismatch"));
+}
+
+TEST_CASE("NpzArchive::read_rows_alone reads a stored entry's rows and no other data",
+          "[io][npz][rows]") {
+  for (const char* file : {"savez.npz", "savez_compressed.npz", "zip64.npz"}) {
+    neurobench::NpzArchive archive(npz_fixture(file));
+    int read_alone = 0;
+    for (const std::string& name : archive.names()) {
+      const torch::Tensor whole = archive.read(name);
+      if (whole.dim() == 0) continue;
+      INFO(file << ": " << name << " of shape " << whole.sizes());
+      const int64_t n = whole.size(0);
+      const auto all = archive.read_rows_alone(name, 0, n, true);
+      if (std::string(file) == "savez_compressed.npz") {
+        CHECK_FALSE(all);  // deflated: read_rows() then
+        continue;
+      }
+      if (!all) continue;  // a Fortran-order array: its rows are not one run of bytes
+      ++read_alone;
+      // The first part of every rows: the whole entry, whose CRC-32 the directory states.
+      CHECK(identical(all->rows, whole));
+      CHECK(all->begin == 0);
+      CHECK(all->end == all->entry_bytes);
+      CHECK(all->crc32 == all->entry_crc32);
+      CHECK(all->entry == name + ".npy");
+      // Every split into a first part and the rest: the rest begins where the first ends, and
+      // their CRC-32s combined make the entry's.
+      for (int64_t k = 0; k <= n; ++k) {
+        const auto head = archive.read_rows_alone(name, 0, k, true);
+        const auto tail = archive.read_rows_alone(name, k, n, false);
+        REQUIRE(head);
+        REQUIRE(tail);
+        CHECK(identical(head->rows, whole.narrow(0, 0, k)));
+        CHECK(identical(tail->rows, whole.narrow(0, k, n - k)));
+        CHECK(head->end == tail->begin);
+        CHECK(tail->end == all->entry_bytes);
+        CHECK(static_cast<std::uint32_t>(crc32_combine64(
+                  head->crc32, tail->crc32, static_cast<z_off64_t>(tail->end - tail->begin))) ==
+              all->entry_crc32);
+      }
+      CHECK_THROWS_WITH(archive.read_rows_alone(name, 1, n + 1, false),
+                        Catch::Contains("array '" + name + "'"));
+    }
+    if (std::string(file) != "savez_compressed.npz") CHECK(read_alone > 0);
+  }
+}
+
+TEST_CASE("NpzArchive::read_rows_alone leaves damage outside its rows to the parts' check",
+          "[io][npz][rows]") {
+  const TempDir dir;
+  const fs::path path = dir / "rows.npz";
+  const torch::Tensor data = torch::arange(64, torch::kFloat).reshape({16, 4});
+  save_npz(path, {{"data", data}});
+  std::string bytes = read_bytes(path);
+  bytes.at(bytes.size() - 200) ^= 0x01;  // in the last rows' data, before the directory
+  write_bytes(path, bytes);
+  neurobench::NpzArchive archive(path);
+  const auto head = archive.read_rows_alone("data", 0, 2, true);
+  REQUIRE(head);
+  CHECK(identical(head->rows, data.narrow(0, 0, 2)));
+  const auto tail = archive.read_rows_alone("data", 2, 16, false);
+  REQUIRE(tail);
+  // The damage is in the tail's rows: the parts together do not make the entry's CRC-32.
+  CHECK(static_cast<std::uint32_t>(crc32_combine64(
+            head->crc32, tail->crc32, static_cast<z_off64_t>(tail->end - tail->begin))) !=
+        head->entry_crc32);
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,19 @@ namespace neurobench {
 
 /// An array read from or written to a NumPy file, with its name.
 using NamedArray = std::pair<std::string, at::Tensor>;
+
+/// Rows of an array read alone by NpzArchive::read_rows_alone(), and the bytes of its entry
+/// that held them: [begin, end) of the entry's `entry_bytes` (its `.npy` header and data).
+struct NpzRowsPart {
+  at::Tensor rows;
+  std::string entry;              ///< The entry's name, e.g. "data.npy".
+  std::uint64_t begin = 0;        ///< The part's first byte in the entry.
+  std::uint64_t end = 0;          ///< One past its last byte.
+  std::uint32_t crc32 = 0;        ///< CRC-32 of the entry's bytes [begin, end).
+  std::string sha256;             ///< SHA-256 of those bytes, in hex.
+  std::uint32_t entry_crc32 = 0;  ///< What the archive's directory states for the whole entry.
+  std::uint64_t entry_bytes = 0;  ///< The entry's size.
+};
 
 /// The largest array an .npz reader takes by default: 16 GiB, as the archive entry states it.
 inline constexpr std::uint64_t kDefaultMaxArrayBytes = std::uint64_t{16} << 30;
@@ -77,6 +91,17 @@ class NpzArchive {
   /// in memory: a rank of a sharded run reads its shard so. Throws as read() does, and
   /// InputError when the array is a scalar or the rows are not within it.
   [[nodiscard]] at::Tensor read_rows(const std::string& name, std::int64_t first, std::int64_t end);
+
+  /// Reads rows [first, end) of array `name` and no other data of its entry, where that can be
+  /// done: the entry is stored uncompressed (as `np.savez` writes) and the array is in C order.
+  /// Returns std::nullopt where it cannot (a deflated entry, a Fortran-order array): read_rows()
+  /// then. The part is the entry's bytes [begin, end): its `.npy` header and the rows when
+  /// `from_start` (the first part of an entry), the rows alone otherwise. The entry's CRC-32
+  /// cannot be checked from one part: parts that tile [0, entry_bytes) can, their CRC-32s
+  /// combined in order (zlib's crc32_combine) against `entry_crc32`. Throws as read_rows() does.
+  [[nodiscard]] std::optional<NpzRowsPart> read_rows_alone(const std::string& name,
+                                                           std::int64_t first, std::int64_t end,
+                                                           bool from_start);
 
   /// The shape of array `name`, as its `.npy` header states it (checked as read() checks it);
   /// its data are not read. Throws as read() does.
