@@ -105,7 +105,8 @@ std::shared_ptr<Dataset> open_data(const BenchmarkConfig& c, const MetricSet& me
         const auto end = static_cast<int64_t>(range.end) * loader.batch_size;
         return std::make_pair(std::min(samples, first), std::min(samples, end));
       };
-      return std::make_shared<detail::NpzShardDataset>(c.data, c.npz_options(), rows_of);
+      return std::make_shared<detail::NpzShardDataset>(c.data, c.npz_options(), rows_of,
+                                                       /*first_part=*/rank == 0);
     }
     return std::make_shared<TensorDataset>(TensorDataset::from_npz(c.data, c.npz_options()));
   }

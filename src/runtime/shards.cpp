@@ -10,6 +10,7 @@
 #include <neurobench/distributed.hpp>
 #include <neurobench/environment.hpp>
 
+#include "data/npz_shard.hpp"
 #include "runtime/run_state.hpp"
 
 namespace neurobench::detail {
@@ -87,6 +88,12 @@ Json& distributed_record(Results& results, ProcessGroup& group, const std::vecto
   return d;
 }
 
+// The data set of a rank that read only its rows' bytes of an .npz; nullptr otherwise.
+const NpzShardDataset* read_alone(const PassInput& in) {
+  const auto* shard = dynamic_cast<const NpzShardDataset*>(&in.loader.dataset());
+  return shard != nullptr && shard->part() ? shard : nullptr;
+}
+
 // What every rank must agree on for the merge to mean anything.
 Json fingerprint(const PassInput& in, const std::vector<std::string>& metrics) {
   Json f = {{"samples", in.loader.dataset().size()},
@@ -100,7 +107,49 @@ Json fingerprint(const PassInput& in, const std::vector<std::string>& metrics) {
     f["model"] = in.model.describe();
   }
   if (const auto sha = in.loader.dataset().source_sha256()) f["data_sha256"] = *sha;
+  // A rank that read its rows alone has no digest of the whole file: the file's directory
+  // and its targets stand for it, and the parts' CRC-32s are checked together after the pass.
+  if (const NpzShardDataset* shard = read_alone(in)) {
+    for (const auto& [key, value] : shard->identity()) f["data_" + key] = value;
+  }
   return f;
+}
+
+// The rows' bytes of the `data` entry each rank read alone (NpzShardDataset::part()), checked
+// together, and recorded as `_run.data_shards` (docs/distributed.md): which bytes each rank read
+// and their SHA-256, in place of the whole file's `data_sha256`.
+void check_data_parts(const PassInput& in, const std::vector<Json>& all, Results& results) {
+  const auto alone = [](const Json& p) { return p.contains("data_part"); };
+  if (std::none_of(all.begin(), all.end(), alone)) return;
+  const auto whole = std::find_if_not(all.begin(), all.end(), alone);
+  if (whole != all.end()) {
+    throw DistributedError(fmt::format(
+        "rank {} read the whole data file where others read only their rows: the ranks' copies "
+        "of the file differ (is 'data' compressed in one and not in another?)",
+        whole - all.begin()));
+  }
+  const NpzShardDataset& shard = *read_alone(in);
+  std::vector<NpzPartRecord> parts;
+  Json records = Json::array();
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    const Json& p = all[r]["data_part"];
+    parts.push_back({p["rows"][0].get<int64_t>(), p["rows"][1].get<int64_t>(),
+                     p["bytes"][0].get<std::uint64_t>(), p["bytes"][1].get<std::uint64_t>(),
+                     p["crc32"].get<std::uint32_t>(), p["sha256"].get<std::string>()});
+    records.push_back({{"rank", r}, {"rows", p["rows"]}, {"bytes", p["bytes"]},
+                       {"sha256", p["sha256"]}});
+  }
+  check_npz_parts(shard.describe(), parts, shard.entry_crc32(), shard.entry_bytes());
+  Json record = Json::object();
+  for (const auto& [key, value] : shard.identity()) {
+    if (key == "file_bytes" || key == "entry_bytes") {
+      record[key] = std::stoull(value);
+    } else {
+      record[key] = value;
+    }
+  }
+  record["parts"] = std::move(records);
+  results.run["data_shards"] = std::move(record);
 }
 
 // Ranks that run another benchmark than rank 0 (another model, data set, batch size or metrics)
@@ -247,6 +296,13 @@ void sharded_workload_pass(const PassInput& in,
   mine["peak_rss_bytes"] = peak_resident_memory_bytes();
   mine["warnings"] = state.results.warnings;
   mine["non_finite_inputs"] = state.results.run.value("non_finite_inputs", Json::array());
+  if (const NpzShardDataset* shard = read_alone(in)) {
+    const NpzPartRecord& p = *shard->part();
+    mine["data_part"] = {{"rows", {p.first_row, p.end_row}},
+                         {"bytes", {p.begin, p.end}},
+                         {"crc32", p.crc32},
+                         {"sha256", p.sha256}};
+  }
   mine["states"] = std::move(states);
   mine["failures"] = std::move(failures);
   const std::vector<std::uint8_t> bytes = Json::to_cbor(mine);
@@ -255,6 +311,7 @@ void sharded_workload_pass(const PassInput& in,
   const double exchange_s = seconds_between(exchange_start, Clock::now());
   stop_if_any_failed(all, group.rank(), error, "workload pass");
   check_same_benchmark(all);
+  check_data_parts(in, all, state.results);
   const auto merge_start = Clock::now();
 
   // Every rank merges every rank's state, in rank order, into fresh metrics: the same sums,

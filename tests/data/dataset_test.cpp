@@ -10,9 +10,11 @@
 #include "data/npz_shard.hpp"
 #include "data/unread_npz.hpp"
 #include "file_digest.hpp"
+#include "io/npy.hpp"
 #include "io/npy_fixtures.hpp"
 #include "io/zip_bytes.hpp"
 #include "support.hpp"
+#include "util/sha256.hpp"
 
 using neurobench::DataLoader;
 using neurobench::TensorDataset;
@@ -206,16 +208,28 @@ TEST_CASE("a rank's shard of an npz keeps its rows and stands for the whole file
   const auto whole = TensorDataset::from_npz(path);
   REQUIRE(whole.size() == 10);
   std::int64_t asked = -1;
-  const neurobench::detail::NpzShardDataset shard(path, {}, [&](std::int64_t samples) {
-    asked = samples;
-    return std::make_pair(std::int64_t{4}, std::int64_t{7});
-  });
+  const neurobench::detail::NpzShardDataset shard(
+      path, {},
+      [&](std::int64_t samples) {
+        asked = samples;
+        return std::make_pair(std::int64_t{4}, std::int64_t{7});
+      },
+      false);
   CHECK(asked == 10);
   CHECK(shard.size() == 10);
   CHECK(shard.rows() == std::make_pair(std::int64_t{4}, std::int64_t{7}));
   CHECK(shard.describe() == path.string());
   CHECK(shard.input_files() == std::vector<std::filesystem::path>{path});
-  CHECK(shard.source_sha256() == whole.source_sha256());  // the whole file's digest
+  // The file stores `data` uncompressed: the rows' bytes alone were read, so there is no
+  // digest of the whole file, but one of those bytes.
+  CHECK_FALSE(shard.source_sha256());
+  REQUIRE(shard.part());
+  CHECK(shard.part()->first_row == 4);
+  CHECK(shard.part()->end_row == 7);
+  const at::Tensor rows = whole.slice(4, 7).data.contiguous();
+  CHECK(shard.part()->end - shard.part()->begin == static_cast<std::uint64_t>(rows.nbytes()));
+  CHECK(shard.part()->sha256 == neurobench::detail::sha256_hex(rows.data_ptr(), rows.nbytes()));
+  CHECK(shard.identity().size() == 5);
   // The rows kept, as the whole file's; the scan sees those alone.
   CHECK(shard.slice(4, 7).data.equal(whole.slice(4, 7).data));
   CHECK(shard.slice(5, 6).targets.equal(whole.slice(5, 6).targets));
@@ -226,8 +240,68 @@ TEST_CASE("a rank's shard of an npz keeps its rows and stands for the whole file
   CHECK(shard.slice(0, 10).data.equal(whole.slice(0, 10).data));
   CHECK(shard.get({9, 5}).targets.equal(whole.get({9, 5}).targets));
   // What from_npz refuses, the shard refuses alike.
-  const auto rows = [](std::int64_t) { return std::make_pair(std::int64_t{0}, std::int64_t{1}); };
+  const auto rows_of = [](std::int64_t) {
+    return std::make_pair(std::int64_t{0}, std::int64_t{1});
+  };
   CHECK_THROWS_WITH(neurobench::detail::NpzShardDataset(
-                        neurobench::test::fixture("core/no_targets.npz"), {}, rows),
+                        neurobench::test::fixture("core/no_targets.npz"), {}, rows_of, true),
                     Catch::Contains("'targets'"));
+}
+
+TEST_CASE("the ranks' parts of an npz's data are checked together by their CRC-32s", "[data]") {
+  using neurobench::detail::NpzPartRecord;
+  using neurobench::detail::NpzShardDataset;
+  const auto path = neurobench::test::fixture("core/classifier.npz");
+  // Three ranks' rows, [0, 4), [4, 7) and [7, 10): the first part holds the .npy header too.
+  std::vector<NpzPartRecord> parts;
+  std::uint32_t crc = 0;
+  std::uint64_t bytes = 0;
+  for (const auto& [first, end] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+           {0, 4}, {4, 7}, {7, 10}}) {
+    const NpzShardDataset shard(
+        path, {}, [first = first, end = end](std::int64_t) { return std::make_pair(first, end); },
+        first == 0);
+    REQUIRE(shard.part());
+    parts.push_back(*shard.part());
+    crc = shard.entry_crc32();
+    bytes = shard.entry_bytes();
+  }
+  CHECK(parts.front().begin == 0);
+  CHECK(parts.back().end == bytes);
+  CHECK_NOTHROW(neurobench::detail::check_npz_parts(path.string(), parts, crc, bytes));
+  // Another rank's copy, damaged in its rows: the parts no longer make the entry's CRC-32.
+  std::vector<NpzPartRecord> damaged = parts;
+  damaged[1].crc32 ^= 1u;
+  CHECK_THROWS_WITH(neurobench::detail::check_npz_parts(path.string(), damaged, crc, bytes),
+                    Catch::Contains(path.string()) && Catch::Contains("CRC-32 mismatch") &&
+                        Catch::Contains("rank 1 ["));
+  // Parts that leave a gap, or stop short, cannot be checked: said so.
+  std::vector<NpzPartRecord> gap = {parts[0], parts[2]};
+  CHECK_THROWS_WITH(neurobench::detail::check_npz_parts(path.string(), gap, crc, bytes),
+                    Catch::Contains("do not follow one another"));
+  std::vector<NpzPartRecord> short_of = {parts[0], parts[1]};
+  CHECK_THROWS_WITH(neurobench::detail::check_npz_parts(path.string(), short_of, crc, bytes),
+                    Catch::Contains("cannot be checked"));
+}
+
+TEST_CASE("a rank's shard of a deflated npz reads the file through and digests it whole",
+          "[data]") {
+  const neurobench::test::TempDir dir;
+  const auto stored = TensorDataset::from_npz(neurobench::test::fixture("core/classifier.npz"));
+  std::vector<neurobench::test::ZipEntry> entries;
+  for (const auto& [name, array] : stored.arrays()) {
+    const auto blob = neurobench::detail::prepare_npy(array, name);
+    std::string npy = blob.header;
+    npy.append(static_cast<const char*>(blob.data.data_ptr()), blob.nbytes);
+    entries.emplace_back(name + ".npy", npy, /*deflated=*/true);
+  }
+  const auto path = dir / "deflated.npz";
+  neurobench::test::write_bytes(path, neurobench::test::make_zip(entries));
+  const auto whole = TensorDataset::from_npz(path);
+  const neurobench::detail::NpzShardDataset shard(
+      path, {}, [](std::int64_t) { return std::make_pair(std::int64_t{2}, std::int64_t{5}); },
+      false);
+  CHECK_FALSE(shard.part());
+  CHECK(shard.source_sha256() == whole.source_sha256());  // the whole file's digest
+  CHECK(shard.slice(2, 5).data.equal(whole.slice(2, 5).data));
 }

@@ -238,6 +238,99 @@ def nan_case(work):
           "stops both ranks, naming it")
 
 
+def member_bytes(path, name, begin, end):
+    """Bytes [begin, end) of a stored zip member, read from the file itself."""
+    import struct
+    import zipfile
+    info = zipfile.ZipFile(path).getinfo(name)
+    with open(path, "rb") as f:
+        f.seek(info.header_offset)
+        header = f.read(30)
+        name_len, extra_len = struct.unpack("<HH", header[26:30])
+        f.seek(info.header_offset + 30 + name_len + extra_len + begin)
+        return f.read(end - begin)
+
+
+def parts_case(work):
+    """Each rank reads only its rows' bytes of an .npz stored uncompressed: rank 0's results
+    record which bytes each rank read and their SHA-256 (`_run.data_shards`) in place of the
+    whole file's digest, and a rank whose copy of the file is damaged in its rows stops every
+    rank. A deflated `data` is read through, and its digest is the whole file's."""
+    import hashlib
+    import numpy as np
+    rng = np.random.default_rng(5)
+    x = (rng.random((12, 5, 784)) < 0.2).astype(np.float32)
+    y = rng.integers(0, 10, 12)
+    args = ["--model", os.path.join(MODELS, "snn_mlp.pt"), "--batch-size", "2", "--stepwise",
+            "--post", "ChooseMaxCount", "--workload", "ClassificationAccuracy,SynapticOperations",
+            "--quiet", "--distributed-timeout", "60"]
+
+    def ranks(data_of, out):
+        port = free_port()
+        procs = []
+        for rank in range(2):
+            cwd = os.path.join(work, f"parts_rank{rank}")
+            os.makedirs(cwd, exist_ok=True)
+            shutil.copy(data_of(rank), os.path.join(cwd, "parts.npz"))
+            procs.append(subprocess.Popen(
+                [os.path.abspath(CLI), "run", *args, "--data", "parts.npz", "--json", out], cwd=cwd,
+                env=rank_env(rank, 2, port), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                text=True))
+        return finish(procs)
+
+    stored = os.path.join(work, "parts.npz")
+    np.savez(stored, data=x, targets=y)
+    out = os.path.join(work, "parts_2.json")
+    outs = ranks(lambda rank: stored, out)
+    if any(o[0] != 0 for o in outs):
+        failures.append(f"rows read alone: a rank failed: {[o[2][-1000:] for o in outs]}")
+        return
+    run = json.load(open(out))["_run"]
+    record = run.get("data_shards", {})
+    parts = record.get("parts", [])
+    if "data_sha256" in run or [p.get("rows") for p in parts] != [[0, 6], [6, 12]]:
+        failures.append(f"rows read alone: _run has data_sha256 {run.get('data_sha256')}, "
+                        f"data_shards {record}")
+        return
+    size = zipfile_member_size(stored, "data.npy")
+    if parts[0]["bytes"][0] != 0 or parts[0]["bytes"][1] != parts[1]["bytes"][0] or \
+            parts[1]["bytes"][1] != size or record.get("entry_bytes") != size:
+        failures.append(f"rows read alone: the parts do not tile data.npy's {size} bytes: "
+                        f"{record}")
+    for p in parts:
+        got = hashlib.sha256(member_bytes(stored, "data.npy", *p["bytes"])).hexdigest()
+        if got != p["sha256"]:
+            failures.append(f"rows read alone: rank {p['rank']}'s sha256 {p['sha256']} is not "
+                            f"that of its bytes {p['bytes']}: {got}")
+    # Rank 1's copy damaged in its own rows: the parts' CRC-32s do not make the entry's.
+    damaged = os.path.join(work, "parts_damaged.npz")
+    raw = bytearray(open(stored, "rb").read())
+    raw[raw.index(b"\x93NUMPY") + parts[1]["bytes"][0] + 100] ^= 0x40
+    open(damaged, "wb").write(raw)
+    os.remove(out)
+    outs = ranks(lambda rank: damaged if rank == 1 else stored, out)
+    if ([o[0] == 0 for o in outs] != [False, False] or os.path.exists(out) or
+            not all("CRC-32 mismatch" in o[2] for o in outs)):
+        failures.append(f"rows read alone, rank 1's copy damaged: exit statuses "
+                        f"{[o[0] for o in outs]}, said {[o[2][-600:] for o in outs]}")
+    # Deflated: read through, the whole file's digest.
+    deflated = os.path.join(work, "parts_deflated.npz")
+    np.savez_compressed(deflated, data=x, targets=y)
+    outs = ranks(lambda rank: deflated, out)
+    run = json.load(open(out))["_run"] if os.path.exists(out) else {}
+    if any(o[0] != 0 for o in outs) or "data_shards" in run or \
+            run.get("data_sha256") != hashlib.sha256(open(deflated, "rb").read()).hexdigest():
+        failures.append(f"deflated data, sharded: _run {run.get('data_sha256')} "
+                        f"{run.get('data_shards')}; {[o[2][-600:] for o in outs]}")
+    print("rows read alone: each rank's bytes and their SHA-256 in rank 0's results; a rank's "
+          "damaged copy stops both; deflated data read through")
+
+
+def zipfile_member_size(path, name):
+    import zipfile
+    return zipfile.ZipFile(path).getinfo(name).file_size
+
+
 def case_args(case, batch_size=None, extra_workload=()):
     d = json.load(open(os.path.join(CASES, case, "case.json")))
     args = ["--model", os.path.join(CASES, case, d["model"]),
@@ -441,6 +534,7 @@ def main():
     try:
         args = results_cases(work)
         nan_case(work)
+        parts_case(work)
         fault_cases(work)
         torchrun_case(args, work)
     finally:
