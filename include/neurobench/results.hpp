@@ -40,7 +40,9 @@ struct Results {
   Environment environment;              ///< Where and how the run was made.
   /// How the run was made: `model`, `metrics_scope` (when RunOptions::metrics_scope is set),
   /// `batch_size`, `model_sha256` and `data_sha256` (the
-  /// SHA-256 of the files read, when the model and data set say: source_sha256()),
+  /// SHA-256 of the files read, when the model and data set say: source_sha256(); a sharded run
+  /// whose ranks read only their rows of an `.npz` records `data_shards` instead,
+  /// docs/distributed.md),
   /// `non_finite_inputs` (each tensor of the data set or the model holding NaN or Inf: `tensor`,
   /// `kind`, `source`, `count`, `nan`, `inf`, `first_index`; only when there are some), and
   /// `timing` (the timing pass's settings, when there was one). Callers may add to it (the
