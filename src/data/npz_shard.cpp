@@ -47,14 +47,9 @@ NpzShardDataset::NpzShardDataset(std::filesystem::path path, NpzReadOptions opti
                                             targets.narrow(0, first_, end_ - first_),
                                             std::map<std::string, at::Tensor>{}, path_.string());
     part_ = NpzPartRecord{first_, end_, part->begin, part->end, part->crc32, part->sha256};
-    entry_crc32_ = part->entry_crc32;
-    entry_bytes_ = part->entry_bytes;
     const at::Tensor t = targets.contiguous();
-    identity_ = {{"file_bytes", std::to_string(file_bytes)},
-                 {"entry", part->entry},
-                 {"entry_bytes", std::to_string(part->entry_bytes)},
-                 {"entry_crc32", fmt::format("{:08x}", part->entry_crc32)},
-                 {"targets_sha256", sha256_hex(t.data_ptr(), t.nbytes())}};
+    identity_ = NpzFileIdentity{file_bytes, part->entry, part->entry_bytes, part->entry_crc32,
+                                sha256_hex(t.data_ptr(), t.nbytes())};
     if (PhaseClock* phases = PhaseScope::current()) phases->lap("data_read_s");
     return;
   }

@@ -29,6 +29,17 @@ struct NpzPartRecord {
   std::string sha256;
 };
 
+/// What ranks reading one `.npz` agree on where none reads it whole: the file's size, the `data`
+/// entry's name and size and the CRC-32 its zip directory states, and the SHA-256 of `targets`
+/// (which every rank reads whole).
+struct NpzFileIdentity {
+  std::uint64_t file_bytes = 0;
+  std::string entry;
+  std::uint64_t entry_bytes = 0;
+  std::uint32_t entry_crc32 = 0;
+  std::string targets_sha256;
+};
+
 /// TensorDataset::from_npz() of `path`, of whose `data` only some rows are kept in memory:
 /// those `rows_of(n)` returns, [first, end) of the file's n samples. size() is n: the data set
 /// stands for the whole file. arrays() are the rows kept, which the run scans for NaN and
@@ -61,15 +72,8 @@ class NpzShardDataset final : public Dataset {
   /// The bytes of `data` read, when only the rows' were; std::nullopt when the file was read
   /// through.
   [[nodiscard]] const std::optional<NpzPartRecord>& part() const { return part_; }
-  /// With part(): what ranks reading one file agree on, read from its directory and `targets`
-  /// (each rank reads `targets` whole): "file_bytes", "entry", "entry_bytes", "entry_crc32"
-  /// and "targets_sha256", as text.
-  [[nodiscard]] const std::vector<std::pair<std::string, std::string>>& identity() const {
-    return identity_;
-  }
-  /// With part(): the `data` entry's CRC-32 and size, as the file's directory states them.
-  [[nodiscard]] std::uint32_t entry_crc32() const { return entry_crc32_; }
-  [[nodiscard]] std::uint64_t entry_bytes() const { return entry_bytes_; }
+  /// With part(): what the ranks must agree on, in place of the whole file's digest.
+  [[nodiscard]] const NpzFileIdentity& identity() const { return identity_; }
 
  private:
   const TensorDataset& whole() const;
@@ -82,9 +86,7 @@ class NpzShardDataset final : public Dataset {
   std::unique_ptr<TensorDataset> kept_;
   std::optional<std::string> sha256_;
   std::optional<NpzPartRecord> part_;
-  std::vector<std::pair<std::string, std::string>> identity_;
-  std::uint32_t entry_crc32_ = 0;
-  std::uint64_t entry_bytes_ = 0;
+  NpzFileIdentity identity_;
   mutable std::mutex mutex_;
   mutable std::unique_ptr<TensorDataset> whole_;
 };

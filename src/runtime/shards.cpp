@@ -94,6 +94,15 @@ const NpzShardDataset* read_alone(const PassInput& in) {
   return shard != nullptr && shard->part() ? shard : nullptr;
 }
 
+// What ranks that read only their rows agree on, as `_run.data_shards` records it.
+Json identity_json(const NpzFileIdentity& id) {
+  return {{"file_bytes", id.file_bytes},
+          {"entry", id.entry},
+          {"entry_bytes", id.entry_bytes},
+          {"entry_crc32", fmt::format("{:08x}", id.entry_crc32)},
+          {"targets_sha256", id.targets_sha256}};
+}
+
 // What every rank must agree on for the merge to mean anything.
 Json fingerprint(const PassInput& in, const std::vector<std::string>& metrics) {
   Json f = {{"samples", in.loader.dataset().size()},
@@ -110,7 +119,8 @@ Json fingerprint(const PassInput& in, const std::vector<std::string>& metrics) {
   // A rank that read its rows alone has no digest of the whole file: the file's directory
   // and its targets stand for it, and the parts' CRC-32s are checked together after the pass.
   if (const NpzShardDataset* shard = read_alone(in)) {
-    for (const auto& [key, value] : shard->identity()) f["data_" + key] = value;
+    const Json identity = identity_json(shard->identity());
+    for (auto it = identity.begin(); it != identity.end(); ++it) f["data_" + it.key()] = *it;
   }
   return f;
 }
@@ -139,15 +149,9 @@ void check_data_parts(const PassInput& in, const std::vector<Json>& all, Results
     records.push_back({{"rank", r}, {"rows", p["rows"]}, {"bytes", p["bytes"]},
                        {"sha256", p["sha256"]}});
   }
-  check_npz_parts(shard.describe(), parts, shard.entry_crc32(), shard.entry_bytes());
-  Json record = Json::object();
-  for (const auto& [key, value] : shard.identity()) {
-    if (key == "file_bytes" || key == "entry_bytes") {
-      record[key] = std::stoull(value);
-    } else {
-      record[key] = value;
-    }
-  }
+  check_npz_parts(shard.describe(), parts, shard.identity().entry_crc32,
+                  shard.identity().entry_bytes);
+  Json record = identity_json(shard.identity());
   record["parts"] = std::move(records);
   results.run["data_shards"] = std::move(record);
 }

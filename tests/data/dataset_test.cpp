@@ -229,7 +229,9 @@ TEST_CASE("a rank's shard of an npz keeps its rows and stands for the whole file
   const at::Tensor rows = whole.slice(4, 7).data.contiguous();
   CHECK(shard.part()->end - shard.part()->begin == static_cast<std::uint64_t>(rows.nbytes()));
   CHECK(shard.part()->sha256 == neurobench::detail::sha256_hex(rows.data_ptr(), rows.nbytes()));
-  CHECK(shard.identity().size() == 5);
+  CHECK(shard.identity().entry == "data.npy");
+  CHECK(shard.identity().file_bytes == std::filesystem::file_size(path));
+  CHECK(shard.identity().entry_bytes > static_cast<std::uint64_t>(rows.nbytes()));
   // The rows kept, as the whole file's; the scan sees those alone.
   CHECK(shard.slice(4, 7).data.equal(whole.slice(4, 7).data));
   CHECK(shard.slice(5, 6).targets.equal(whole.slice(5, 6).targets));
@@ -263,8 +265,8 @@ TEST_CASE("the ranks' parts of an npz's data are checked together by their CRC-3
         first == 0);
     REQUIRE(shard.part());
     parts.push_back(*shard.part());
-    crc = shard.entry_crc32();
-    bytes = shard.entry_bytes();
+    crc = shard.identity().entry_crc32;
+    bytes = shard.identity().entry_bytes;
   }
   CHECK(parts.front().begin == 0);
   CHECK(parts.back().end == bytes);
