@@ -495,12 +495,18 @@ std::optional<NpzRowsPart> NpzArchive::read_rows_alone(const std::string& name, 
   EntryReader entry(s.archive.get(), index, stat, where);
   PartReader part(entry, from_start);
   NpzRowsPart out;
-  out.rows = detail::read_npy(part, stat.size, array_where,
-                              detail::NpyTrailingBytes::Refuse,
-                              detail::NpyRows{first, end, /*rows_alone=*/true});
+  try {
+    out.rows = detail::read_npy(part, stat.size, array_where, detail::NpyTrailingBytes::Refuse,
+                                detail::NpyRows{first, end, /*rows_alone=*/true});
+  } catch (const InputError&) {
+    // As read(): a header that does not parse is most likely damage. Before a seek, libzip
+    // still checks the CRC-32, so finish() reports the damage if the entry shows it.
+    if (!entry.failed() && !part.seek_asked()) entry.finish();
+    throw;
+  }
   if (!part.seek_asked()) {
-    // A Fortran-order array, read whole: its rows are not one run of bytes. libzip has checked
-    // nothing it was not given to seek past, so finish() reports damage anywhere in it.
+    // A Fortran-order array, read whole: its rows are not one run of bytes. Nothing was passed
+    // over, so libzip still checks the CRC-32: finish() reads the rest and reports damage.
     entry.finish();
     return std::nullopt;
   }

@@ -741,3 +741,21 @@ TEST_CASE("NpzArchive::read_rows_alone leaves damage outside its rows to the par
             head->crc32, tail->crc32, static_cast<z_off64_t>(tail->end - tail->begin))) !=
         head->entry_crc32);
 }
+
+TEST_CASE("NpzArchive::read_rows_alone reports a damaged .npy header as read() does",
+          "[io][npz][rows]") {
+  const TempDir dir;
+  const fs::path path = dir / "header.npz";
+  save_npz(path, {{"data", torch::arange(64, torch::kFloat).reshape({16, 4})}});
+  std::string bytes = read_bytes(path);
+  const std::size_t descr = bytes.find("'descr'");
+  REQUIRE(descr != std::string::npos);
+  bytes.at(descr + 1) = 'X';  // the key no longer parses; the CRC-32 shows the damage
+  write_bytes(path, bytes);
+  neurobench::NpzArchive archive(path);
+  REQUIRE_THROWS_WITH(archive.read("data"), Catch::Contains("corrupt entry: CRC-32 mismatch"));
+  for (const bool from_start : {true, false}) {
+    REQUIRE_THROWS_WITH(archive.read_rows_alone("data", 4, 8, from_start),
+                        Catch::Contains("corrupt entry: CRC-32 mismatch"));
+  }
+}
