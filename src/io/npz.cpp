@@ -169,7 +169,7 @@ class EntryReader final : public ByteReader {
   EntryReader(zip_t* archive, std::uint64_t index, const zip_stat_t& stat, std::string where)
       : size_(stat.size),
         crc_(stat.crc),
-        stored_(stat.comp_method == ZIP_CM_STORE && stat.encryption_method == ZIP_EM_NONE),
+        stored_(stat.comp_method == ZIP_CM_STORE),  // check_entry() refused encryption
         where_(std::move(where)) {
     file_ = zip_fopen_index(archive, index, 0);
     if (file_ == nullptr) fail(zip_get_error(archive));
@@ -420,6 +420,21 @@ struct NpzArchive::Impl {
     return fmt::format("{}: array '{}'", where, printable(name, 200));
   }
 
+  /// The entry holding array `name`: its index, its directory record, checked (check_entry),
+  /// and the words that name it in messages.
+  struct Entry {
+    std::uint64_t index;
+    zip_stat_t stat;
+    std::string where;
+  };
+  Entry entry_of(const std::string& name) const {
+    const std::uint64_t index = index_of(name);
+    const zip_stat_t stat = stat_entry(archive.get(), index, where);
+    std::string entry_at = entry_where(where, stat);
+    check_entry(stat, file_size, entry_at);
+    return {index, stat, std::move(entry_at)};
+  }
+
   /// Array `name`, or rows of it (NpzArchive::read, read_rows).
   torch::Tensor read(const std::string& name, const std::optional<detail::NpyRows>& rows);
 };
@@ -482,13 +497,8 @@ torch::Tensor NpzArchive::read_rows(const std::string& name, std::int64_t first,
 std::optional<NpzRowsPart> NpzArchive::read_rows_alone(const std::string& name, std::int64_t first,
                                                        std::int64_t end, bool from_start) {
   Impl& s = *impl_;
-  const std::uint64_t index = s.index_of(name);
-  const zip_stat_t stat = stat_entry(s.archive.get(), index, s.where);
-  const std::string where = entry_where(s.where, stat);
-  check_entry(stat, s.file_size, where);
-  if (stat.comp_method != ZIP_CM_STORE || stat.encryption_method != ZIP_EM_NONE) {
-    return std::nullopt;
-  }
+  const auto [index, stat, where] = s.entry_of(name);
+  if (stat.comp_method != ZIP_CM_STORE) return std::nullopt;
   const std::string array_where = s.array_where(name);
   detail::check_array_bytes(stat.size, s.options.max_array_bytes, detail::available_memory(),
                             array_where);
@@ -522,10 +532,7 @@ std::optional<NpzRowsPart> NpzArchive::read_rows_alone(const std::string& name, 
 
 std::vector<std::int64_t> NpzArchive::shape(const std::string& name) {
   Impl& s = *impl_;
-  const std::uint64_t index = s.index_of(name);
-  const zip_stat_t stat = stat_entry(s.archive.get(), index, s.where);
-  const std::string where = entry_where(s.where, stat);
-  check_entry(stat, s.file_size, where);
+  const auto [index, stat, where] = s.entry_of(name);
   EntryReader entry(s.archive.get(), index, stat, where);
   return detail::read_npy_shape(entry, stat.size, s.array_where(name),
                                 detail::NpyTrailingBytes::Refuse);
@@ -534,10 +541,7 @@ std::vector<std::int64_t> NpzArchive::shape(const std::string& name) {
 torch::Tensor NpzArchive::Impl::read(const std::string& name,
                                      const std::optional<detail::NpyRows>& rows) {
   Impl& s = *this;
-  const std::uint64_t index = s.index_of(name);
-  const zip_stat_t stat = stat_entry(s.archive.get(), index, s.where);
-  const std::string where = entry_where(s.where, stat);
-  check_entry(stat, s.file_size, where);
+  const auto [index, stat, where] = s.entry_of(name);
   const std::string array_where = s.array_where(name);
   // Before anything is inflated or allocated: the size the entry states is all read_npy may
   // allocate, since the header must describe exactly that many bytes.
