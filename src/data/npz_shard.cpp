@@ -41,24 +41,23 @@ NpzShardDataset::NpzShardDataset(std::filesystem::path path, NpzReadOptions opti
   std::tie(first_, end_) = rows_of(samples_);
   first_ = std::clamp<int64_t>(first_, 0, samples_);
   end_ = std::clamp<int64_t>(end_, first_, samples_);
+  at::Tensor data;
   if (std::optional<NpzRowsPart> part = archive.read_rows_alone("data", first_, end_, first_part)) {
     // Only the rows' bytes were read: no digest of the whole file, which the rank has not read.
-    kept_ = std::make_unique<TensorDataset>(std::move(part->rows),
-                                            targets.narrow(0, first_, end_ - first_),
-                                            std::map<std::string, at::Tensor>{}, path_.string());
+    data = std::move(part->rows);
     part_ = NpzPartRecord{first_, end_, part->begin, part->end, part->crc32, part->sha256};
     const at::Tensor t = targets.contiguous();
     identity_ = NpzFileIdentity{file_bytes, part->entry, part->entry_bytes, part->entry_crc32,
                                 sha256_hex(t.data_ptr(), t.nbytes())};
     if (PhaseClock* phases = PhaseScope::current()) phases->lap("data_read_s");
-    return;
+  } else {
+    // As from_npz(): the whole file's SHA-256 beside the reading.
+    FileDigest digest(path_);
+    data = archive.read_rows("data", first_, end_);
+    sha256_ = digest.after_read();
   }
-  // As from_npz(): the whole file's SHA-256 beside the reading.
-  FileDigest digest(path_);
-  at::Tensor data = archive.read_rows("data", first_, end_);
   kept_ = std::make_unique<TensorDataset>(std::move(data), targets.narrow(0, first_, end_ - first_),
                                           std::map<std::string, at::Tensor>{}, path_.string());
-  sha256_ = digest.after_read();
 }
 
 const TensorDataset& NpzShardDataset::whole() const {
@@ -117,7 +116,8 @@ void check_npz_parts(const std::string& file, const std::vector<NpzPartRecord>& 
   if (at != entry_bytes) {
     throw InputError(fmt::format(
         "{}: array 'data': the ranks' parts ({}) end at byte {} of its entry's {}, so its CRC-32 "
-        "cannot be checked", file, list(), at, entry_bytes));
+        "cannot be checked",
+        file, list(), at, entry_bytes));
   }
   if (static_cast<std::uint32_t>(crc) != entry_crc32) {
     throw InputError(fmt::format(
