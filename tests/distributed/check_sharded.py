@@ -58,15 +58,17 @@ def rank_env(rank, world, port, **extra):
     return env
 
 
-def start_ranks(world, args, out, timeout_s=60, rank_args=None):
+def start_ranks(world, args, out, timeout_s=60, rank_args=None, cwd_of=None):
+    """`cwd_of(rank)`, when given, is the folder each rank runs in (relative paths in `args`)."""
     port = free_port()
     procs = []
     for rank in range(world):
         extra = (rank_args or {}).get(rank, [])
         procs.append(subprocess.Popen(
-            [CLI, "run", *args, "--json", out, "--quiet", "--distributed-timeout", str(timeout_s),
-             *extra], env=rank_env(rank, world, port), stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True))
+            [os.path.abspath(CLI), "run", *args, "--json", out, "--quiet",
+             "--distributed-timeout", str(timeout_s), *extra],
+            cwd=cwd_of(rank) if cwd_of else None, env=rank_env(rank, world, port),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     return procs
 
 
@@ -261,22 +263,18 @@ def parts_case(work):
     rng = np.random.default_rng(5)
     x = (rng.random((12, 5, 784)) < 0.2).astype(np.float32)
     y = rng.integers(0, 10, 12)
-    args = ["--model", os.path.join(MODELS, "snn_mlp.pt"), "--batch-size", "2", "--stepwise",
-            "--post", "ChooseMaxCount", "--workload", "ClassificationAccuracy,SynapticOperations",
-            "--quiet", "--distributed-timeout", "60"]
+    args = ["--model", os.path.join(MODELS, "snn_mlp.pt"), "--data", "parts.npz",
+            "--batch-size", "2", "--stepwise", "--post", "ChooseMaxCount",
+            "--workload", "ClassificationAccuracy,SynapticOperations"]
 
     def ranks(data_of, out):
-        port = free_port()
-        procs = []
+        """Each rank in a folder of its own, reading its copy of data_of(rank) as parts.npz."""
+        def cwd_of(rank):
+            return os.path.join(work, f"parts_rank{rank}")
         for rank in range(2):
-            cwd = os.path.join(work, f"parts_rank{rank}")
-            os.makedirs(cwd, exist_ok=True)
-            shutil.copy(data_of(rank), os.path.join(cwd, "parts.npz"))
-            procs.append(subprocess.Popen(
-                [os.path.abspath(CLI), "run", *args, "--data", "parts.npz", "--json", out], cwd=cwd,
-                env=rank_env(rank, 2, port), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                text=True))
-        return finish(procs)
+            os.makedirs(cwd_of(rank), exist_ok=True)
+            shutil.copy(data_of(rank), os.path.join(cwd_of(rank), "parts.npz"))
+        return finish(start_ranks(2, args, out, cwd_of=cwd_of))
 
     stored = os.path.join(work, "parts.npz")
     np.savez(stored, data=x, targets=y)
