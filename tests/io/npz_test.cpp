@@ -5,6 +5,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -663,14 +664,35 @@ TEST_CASE("NpzArchive::read_rows keeps rows of an array and still checks the who
   }
 }
 
+namespace {
+
+/// The 16 rows of 4 floats (0 to 63) that the rows tests save as `data`.
+torch::Tensor sixteen_rows() { return torch::arange(64, torch::kFloat).reshape({16, 4}); }
+
+/// `path`, an .npz of sixteen_rows() as `data` (stored), with its bytes then changed by `damage`.
+void save_damaged_rows(const fs::path& path, const std::function<void(std::string&)>& damage) {
+  save_npz(path, {{"data", sixteen_rows()}});
+  std::string bytes = read_bytes(path);
+  damage(bytes);
+  write_bytes(path, bytes);
+}
+
+/// The CRC-32 of a first part and the rest together, as the ranks of a sharded run combine them.
+std::uint32_t combined_crc32(const neurobench::NpzRowsPart& head,
+                             const neurobench::NpzRowsPart& tail) {
+  return static_cast<std::uint32_t>(
+      crc32_combine64(head.crc32, tail.crc32, static_cast<z_off64_t>(tail.end - tail.begin)));
+}
+
+}  // namespace
+
 TEST_CASE("NpzArchive::read_rows reports a CRC-32 mismatch outside the rows it keeps",
           "[io][npz][rows]") {
   const TempDir dir;
   const fs::path path = dir / "rows.npz";
-  save_npz(path, {{"data", torch::arange(64, torch::kFloat).reshape({16, 4})}});
-  std::string bytes = read_bytes(path);
-  bytes.at(bytes.size() - 200) ^= 0x01;  // in the last rows' data, before the directory
-  write_bytes(path, bytes);
+  save_damaged_rows(path, [](std::string& bytes) {
+    bytes.at(bytes.size() - 200) ^= 0x01;  // in the last rows' data, before the directory
+  });
   neurobench::NpzArchive archive(path);
   REQUIRE_THROWS_WITH(archive.read_rows("data", 0, 2),
                       Catch::Contains("corrupt entry: CRC-32 mismatch"));
@@ -710,9 +732,7 @@ TEST_CASE("NpzArchive::read_rows_alone reads a stored entry's rows and no other 
         CHECK(identical(tail->rows, whole.narrow(0, k, n - k)));
         CHECK(head->end == tail->begin);
         CHECK(tail->end == all->entry_bytes);
-        CHECK(static_cast<std::uint32_t>(crc32_combine64(
-                  head->crc32, tail->crc32, static_cast<z_off64_t>(tail->end - tail->begin))) ==
-              all->entry_crc32);
+        CHECK(combined_crc32(*head, *tail) == all->entry_crc32);
       }
       CHECK_THROWS_WITH(archive.read_rows_alone(name, 1, n + 1, false),
                         Catch::Contains("array '" + name + "'"));
@@ -725,33 +745,28 @@ TEST_CASE("NpzArchive::read_rows_alone leaves damage outside its rows to the par
           "[io][npz][rows]") {
   const TempDir dir;
   const fs::path path = dir / "rows.npz";
-  const torch::Tensor data = torch::arange(64, torch::kFloat).reshape({16, 4});
-  save_npz(path, {{"data", data}});
-  std::string bytes = read_bytes(path);
-  bytes.at(bytes.size() - 200) ^= 0x01;  // in the last rows' data, before the directory
-  write_bytes(path, bytes);
+  save_damaged_rows(path, [](std::string& bytes) {
+    bytes.at(bytes.size() - 200) ^= 0x01;  // in the last rows' data, before the directory
+  });
   neurobench::NpzArchive archive(path);
   const auto head = archive.read_rows_alone("data", 0, 2, true);
   REQUIRE(head);
-  CHECK(identical(head->rows, data.narrow(0, 0, 2)));
+  CHECK(identical(head->rows, sixteen_rows().narrow(0, 0, 2)));
   const auto tail = archive.read_rows_alone("data", 2, 16, false);
   REQUIRE(tail);
   // The damage is in the tail's rows: the parts together do not make the entry's CRC-32.
-  CHECK(static_cast<std::uint32_t>(crc32_combine64(
-            head->crc32, tail->crc32, static_cast<z_off64_t>(tail->end - tail->begin))) !=
-        head->entry_crc32);
+  CHECK(combined_crc32(*head, *tail) != head->entry_crc32);
 }
 
 TEST_CASE("NpzArchive::read_rows_alone reports a damaged .npy header as read() does",
           "[io][npz][rows]") {
   const TempDir dir;
   const fs::path path = dir / "header.npz";
-  save_npz(path, {{"data", torch::arange(64, torch::kFloat).reshape({16, 4})}});
-  std::string bytes = read_bytes(path);
-  const std::size_t descr = bytes.find("'descr'");
-  REQUIRE(descr != std::string::npos);
-  bytes.at(descr + 1) = 'X';  // the key no longer parses; the CRC-32 shows the damage
-  write_bytes(path, bytes);
+  save_damaged_rows(path, [](std::string& bytes) {
+    const std::size_t descr = bytes.find("'descr'");
+    REQUIRE(descr != std::string::npos);
+    bytes.at(descr + 1) = 'X';  // the key no longer parses; the CRC-32 shows the damage
+  });
   neurobench::NpzArchive archive(path);
   REQUIRE_THROWS_WITH(archive.read("data"), Catch::Contains("corrupt entry: CRC-32 mismatch"));
   for (const bool from_start : {true, false}) {
